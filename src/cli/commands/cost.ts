@@ -1,0 +1,62 @@
+import { type CostRow, costReport, type GroupBy } from '../../store/ledger.js';
+import { openStore } from '../../store/open.js';
+import { parseSince } from '../since.js';
+import { formatInt, formatUsd, table } from '../style.js';
+
+export interface CostOptions {
+  by: GroupBy;
+  since?: string;
+  json?: boolean;
+  db?: string;
+}
+
+const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', command: 'COMMAND' };
+
+function costCell(row: Pick<CostRow, 'costUsd' | 'unpricedCalls' | 'calls'>): string {
+  if (row.unpricedCalls === 0) return formatUsd(row.costUsd ?? 0);
+  if (row.unpricedCalls === row.calls) return 'unknown';
+  return `${formatUsd(row.costUsd)} + unknown`;
+}
+
+export function runCost(options: CostOptions): void {
+  const since = options.since === undefined ? undefined : parseSince(options.since);
+  const db = openStore(options.db);
+  let report: ReturnType<typeof costReport>;
+  try {
+    report = costReport(db, { by: options.by, since });
+  } finally {
+    db.close();
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  if (report.totals.calls === 0) {
+    process.stdout.write(
+      options.since
+        ? `No model calls recorded since ${options.since}.\n`
+        : 'No model calls recorded yet. `agent chat` and `agent research` record every call here.\n',
+    );
+    return;
+  }
+  const cells = (r: Omit<CostRow, 'key'>) => [
+    formatInt(r.calls),
+    formatInt(r.inputTokens),
+    formatInt(r.cacheReadTokens),
+    formatInt(r.cacheWriteTokens),
+    formatInt(r.outputTokens),
+    formatInt(r.reasoningTokens),
+    costCell(r),
+  ];
+  const out = table(
+    [HEADER_KEY[options.by], 'CALLS', 'INPUT', 'CACHE READ', 'CACHE WRITE', 'OUTPUT', '(REASONING)', 'COST'],
+    report.rows.map((r) => [r.key, ...cells(r)]),
+    ['TOTAL', ...cells(report.totals)],
+  );
+  process.stdout.write(`${out}\n`);
+  if (report.totals.unpricedCalls > 0) {
+    process.stdout.write(
+      `\n${report.totals.unpricedCalls} call(s) used a model with no known price; add it to your price file (see README, AGENT_PRICES).\n`,
+    );
+  }
+}

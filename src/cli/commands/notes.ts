@@ -1,0 +1,42 @@
+import { listNotes } from '../../store/notes.js';
+import { openStore } from '../../store/open.js';
+import { styleFor } from '../style.js';
+
+export interface NotesOptions {
+  json?: boolean;
+  limit: number;
+  db?: string;
+}
+
+export function runNotes(query: string | undefined, options: NotesOptions): void {
+  const db = openStore(options.db);
+  let notes: ReturnType<typeof listNotes>;
+  try {
+    notes = listNotes(db, query, options.limit);
+  } finally {
+    db.close();
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(notes, null, 2)}\n`);
+    return;
+  }
+  if (notes.length === 0) {
+    process.stdout.write(
+      query ? `No notes match "${query}".\n` : 'No notes yet. In `agent chat`, ask the model to save one.\n',
+    );
+    return;
+  }
+  const s = styleFor(process.stdout);
+  const blocks = notes.map((n) => {
+    const head = [
+      `#${n.id}`,
+      n.title ? s.bold(n.title) : '',
+      s.dim(n.createdAt.replace('T', ' ').slice(0, 16)),
+    ]
+      .filter(Boolean)
+      .join('  ');
+    const tags = n.tags.length ? `\n${s.dim(n.tags.map((t) => `#${t}`).join(' '))}` : '';
+    return `${head}\n${n.content}${tags}`;
+  });
+  process.stdout.write(`${blocks.join('\n\n')}\n`);
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { AgentError } from '../errors.js';
+
+// Only commander is loaded up front: each command imports what it needs (SDKs, HTML parser, SQLite)
+// when it runs, so `--help`, `--version` and `cost` start fast.
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return n;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('agent')
+    .description(
+      'A research assistant for the shell: a tool-using chat and cited research over your documents and the web.',
+    )
+    .version(pkg.version, '-v, --version')
+    .option('--db <path>', 'database file (default: $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)')
+    .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    .exitOverride();
+
+  program
+    .command('cost')
+    .description('Show what model calls have cost, from the usage ledger.')
+    .addOption(
+      new Option('--by <group>', 'group rows by').choices(['model', 'day', 'command']).default('model'),
+    )
+    .option('--since <when>', 'only calls since a duration ago (7d, 12h, 2w) or a date (2026-11-01)')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agent cost                      spend per model, all time
+  agent cost --by day --since 7d  the last week, day by day
+  agent cost --by command --json  machine-readable totals`,
+    )
+    .action(async (options, command: Command) => {
+      const { runCost } = await import('./commands/cost.js');
+      runCost({ ...options, db: command.optsWithGlobals().db });
+    });
+
+  program
+    .command('notes')
+    .argument('[query]', 'full-text search; without it, the newest notes')
+    .description('List or search the notes saved from chat.')
+    .option('-n, --limit <n>', 'at most this many notes', positiveInt, 50)
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agent notes                 the newest notes
+  agent notes "refund limit"  notes matching these words
+  agent notes --json | jq '.[0].content'`,
+    )
+    .action(async (query: string | undefined, options, command: Command) => {
+      const { runNotes } = await import('./commands/notes.js');
+      runNotes(query, { ...options, db: command.optsWithGlobals().db });
+    });
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // commander has already printed its message; help and version are not errors.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (error instanceof AgentError) {
+    process.stderr.write(`agent: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail =
+    process.env.AGENT_DEBUG && error instanceof Error
+      ? error.stack
+      : String(error instanceof Error ? error.message : error);
+  process.stderr.write(`agent: unexpected error: ${detail}\n`);
+  if (!process.env.AGENT_DEBUG)
+    process.stderr.write('agent: set AGENT_DEBUG=1 to see the stack trace, and please report it.\n');
+  return 1;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,56 @@
+// Colour only for a terminal that wants it: https://no-color.org and FORCE_COLOR are honoured.
+
+export function colorEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+export interface Style {
+  dim(s: string): string;
+  bold(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+const plain = (s: string) => s;
+
+export function styleFor(stream: NodeJS.WriteStream): Style {
+  if (!colorEnabled(stream))
+    return { dim: plain, bold: plain, red: plain, green: plain, yellow: plain, cyan: plain };
+  return {
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+  };
+}
+
+/** A plain text table: first column left-aligned, the rest right-aligned. */
+export function table(header: string[], rows: string[][], footer?: string[]): string {
+  const all = footer ? [header, ...rows, footer] : [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  const out = [line(header), rule, ...rows.map(line)];
+  if (footer) out.push(rule, line(footer));
+  return out.join('\n');
+}
+
+export const formatInt = (n: number): string => n.toLocaleString('en-US');
+
+export function formatUsd(n: number | null): string {
+  if (n === null) return 'unknown';
+  if (n === 0) return '$0.00';
+  if (n < 0.01) return `$${n.toFixed(4)}`;
+  return `$${n.toFixed(2)}`;
+}

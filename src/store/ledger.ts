@@ -1,0 +1,109 @@
+import { costOf, findPrice, type Price } from '../providers/prices.js';
+import type { Usage } from '../types.js';
+import type { Db } from './open.js';
+
+export interface LedgerEntry {
+  command: 'chat' | 'research';
+  runId: string;
+  step: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  ts?: number;
+}
+
+/**
+ * Writes one row per model call, pricing it now: the price used is stored on the row so that a later
+ * change of prices never rewrites history. Unknown models get tokens and a NULL cost.
+ */
+export function recordCall(
+  db: Db,
+  entry: LedgerEntry,
+  userPrices: Record<string, Price> = {},
+): number | null {
+  const price = findPrice(entry.provider, entry.model, userPrices);
+  const cost = price ? costOf(entry.usage, price) : null;
+  db.prepare(
+    `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
+       cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
+       price_cache_write, price_source, cost_usd)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    entry.ts ?? Date.now(),
+    entry.command,
+    entry.runId,
+    entry.step,
+    entry.provider,
+    entry.model,
+    entry.usage.input,
+    entry.usage.cacheRead,
+    entry.usage.cacheWrite,
+    entry.usage.output,
+    entry.usage.reasoning,
+    price?.input ?? null,
+    price?.output ?? null,
+    price?.cacheRead ?? null,
+    price?.cacheWrite ?? null,
+    price?.source ?? null,
+    cost,
+  );
+  return cost;
+}
+
+export type GroupBy = 'model' | 'day' | 'command';
+
+export interface CostRow {
+  key: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** Sum of the priced calls; null when none of the calls has a known price. */
+  costUsd: number | null;
+  /** Calls whose model had no known price: their cost is not in `costUsd`. */
+  unpricedCalls: number;
+}
+
+export interface CostReport {
+  totals: Omit<CostRow, 'key'>;
+  rows: CostRow[];
+}
+
+const GROUP_SQL: Record<GroupBy, string> = {
+  model: "provider || ' ' || model",
+  day: "date(ts / 1000, 'unixepoch', 'localtime')",
+  command: 'command',
+};
+
+const AGGREGATES = `COUNT(*) AS calls,
+  COALESCE(SUM(input_tokens), 0) AS inputTokens,
+  COALESCE(SUM(output_tokens), 0) AS outputTokens,
+  COALESCE(SUM(cache_read_tokens), 0) AS cacheReadTokens,
+  COALESCE(SUM(cache_write_tokens), 0) AS cacheWriteTokens,
+  COALESCE(SUM(reasoning_tokens), 0) AS reasoningTokens,
+  SUM(cost_usd) AS costUsd,
+  COALESCE(SUM(cost_usd IS NULL), 0) AS unpricedCalls`;
+
+export function costReport(db: Db, options: { by: GroupBy; since?: number }): CostReport {
+  const where = options.since === undefined ? '' : 'WHERE ts >= @since';
+  const params = options.since === undefined ? {} : { since: options.since };
+  const order = options.by === 'day' ? 'key' : 'costUsd DESC NULLS LAST, calls DESC, key';
+  const rows = db
+    .prepare(
+      `SELECT ${GROUP_SQL[options.by]} AS key, ${AGGREGATES} FROM usage_ledger ${where} GROUP BY key ORDER BY ${order}`,
+    )
+    .all(params) as CostRow[];
+  const totals = db
+    .prepare(`SELECT ${AGGREGATES} FROM usage_ledger ${where}`)
+    .get(params) as CostReport['totals'];
+  return { totals, rows };
+}
+
+/** The spend of one chat session or research run. */
+export function runTotals(db: Db, runId: string): CostReport['totals'] {
+  return db
+    .prepare(`SELECT ${AGGREGATES} FROM usage_ledger WHERE run_id = ?`)
+    .get(runId) as CostReport['totals'];
+}

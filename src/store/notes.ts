@@ -1,0 +1,62 @@
+import type { Db } from './open.js';
+
+export interface Note {
+  id: number;
+  title: string | null;
+  content: string;
+  tags: string[];
+  createdAt: string;
+}
+
+interface NoteRow {
+  id: number;
+  title: string | null;
+  content: string;
+  tags: string;
+  created_at: number;
+}
+
+const toNote = (r: NoteRow): Note => ({
+  id: r.id,
+  title: r.title,
+  content: r.content,
+  tags: JSON.parse(r.tags) as string[],
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+export function addNote(db: Db, note: { content: string; title?: string; tags?: string[] }): Note {
+  const content = note.content.trim();
+  if (!content) throw new Error('A note needs some content.');
+  const tags = [...new Set((note.tags ?? []).map((t) => t.trim()).filter(Boolean))];
+  const row = db
+    .prepare('INSERT INTO notes (content, title, tags, created_at) VALUES (?, ?, ?, ?) RETURNING *')
+    .get(content, note.title?.trim() || null, JSON.stringify(tags), Date.now()) as NoteRow;
+  return toNote(row);
+}
+
+/**
+ * Newest first; with a query, the best full-text matches first. The query is treated as words, not FTS5
+ * syntax, so that a user's `don't` or `C++` cannot cause a syntax error.
+ */
+export function listNotes(db: Db, query?: string, limit = 50): Note[] {
+  if (query === undefined) {
+    return (
+      db.prepare('SELECT * FROM notes ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as NoteRow[]
+    ).map(toNote);
+  }
+  if (!toFtsQuery(query, 'AND')) return [];
+  const search = db.prepare(
+    `SELECT notes.* FROM notes_fts JOIN notes ON notes.id = notes_fts.rowid
+     WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts), notes.created_at DESC LIMIT ?`,
+  );
+  // Notes with every word first; only when none has them all, notes with any of them.
+  let rows = search.all(toFtsQuery(query, 'AND'), limit) as NoteRow[];
+  if (rows.length === 0) rows = search.all(toFtsQuery(query, 'OR'), limit) as NoteRow[];
+  return rows.map(toNote);
+}
+
+/** Words each quoted and joined, so any text is a valid FTS5 query; '' when the text has no words. */
+export function toFtsQuery(text: string, join: 'AND' | 'OR'): string {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].map((w) => `"${w}"`).join(` ${join} `);
+}

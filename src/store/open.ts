@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigError, errorMessage } from '../errors.js';
+import { migrate } from './migrations.js';
+import { defaultDatabasePath } from './paths.js';
+
+export type Db = Database.Database;
+
+/** Opens (creating if needed) the one database file, in WAL mode, migrated to the current schema. */
+export function openStore(path: string = defaultDatabasePath()): Db {
+  let db: Db;
+  try {
+    if (path !== ':memory:') makeParents(dirname(path));
+    db = new Database(path);
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot open the database at ${path}: ${errorMessage(error)}. Set AGENT_DB (or --db) to a writable file path.`,
+      { cause: error },
+    );
+  }
+  try {
+    // WAL lets a reader and a writer work at once; the busy timeout makes a second writer wait, not fail.
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw new ConfigError(`The database at ${path} cannot be used: ${errorMessage(error)}.`, {
+      cause: error,
+    });
+  }
+  return db;
+}
+
+/**
+ * `mkdir -p` one level at a time: Node's recursive mkdir can spin forever under pseudo file systems
+ * such as /proc, where a user's typo would otherwise hang the CLI.
+ */
+function makeParents(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeParents(parent);
+  mkdirSync(dir);
+}

@@ -1,0 +1,14 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** `AGENT_DB`, else `$XDG_DATA_HOME/agent/agent.db`, else `~/.local/share/agent/agent.db`. */
+export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AGENT_DB) return env.AGENT_DB;
+  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(dataHome, 'agent', 'agent.db');
+}
+
+/** `$XDG_CONFIG_HOME/agent`, else `~/.config/agent`. */
+export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'agent');
+}

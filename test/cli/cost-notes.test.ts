@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { recordCall } from '../../src/store/ledger.js';
+import { addNote } from '../../src/store/notes.js';
+import { openStore } from '../../src/store/open.js';
+import { runCli, tempDb } from '../support/cli.js';
+
+describe('agent cost', () => {
+  it('says plainly that an empty ledger is empty', async () => {
+    const r = await runCli(['cost'], { env: { AGENT_DB: tempDb() } });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/No model calls recorded yet/);
+  });
+
+  it('prints a table with a total row, and the documented JSON', async () => {
+    const path = tempDb();
+    const db = openStore(path);
+    const usage = { input: 1000, cacheRead: 2000, cacheWrite: 300, output: 400, reasoning: 100 };
+    recordCall(db, {
+      command: 'chat',
+      runId: 's',
+      step: 'chat',
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      usage,
+    });
+    recordCall(db, {
+      command: 'research',
+      runId: 'r',
+      step: 'plan',
+      provider: 'openai-compatible',
+      model: 'local-x',
+      usage,
+    });
+    db.close();
+
+    const text = await runCli(['cost'], { env: { AGENT_DB: path } });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^MODEL\s+CALLS\s+INPUT\s+CACHE READ\s+CACHE WRITE\s+OUTPUT/m);
+    expect(text.stdout).toMatch(
+      /anthropic claude-haiku-4-5\s+1\s+1,000\s+2,000\s+300\s+400\s+100\s+\$0\.0036/,
+    );
+    expect(text.stdout).toMatch(/openai-compatible local-x .*unknown/);
+    expect(text.stdout).toMatch(/^TOTAL\s+2\s+2,000\s+4,000\s+600\s+800\s+200\s+\$0\.0036 \+ unknown$/m);
+
+    const json = await runCli(['cost', '--json', '--by', 'command'], { env: { AGENT_DB: path } });
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.totals).toEqual({
+      calls: 2,
+      inputTokens: 2000,
+      outputTokens: 800,
+      cacheReadTokens: 4000,
+      cacheWriteTokens: 600,
+      reasoningTokens: 200,
+      costUsd: expect.closeTo(0.003575, 8),
+      unpricedCalls: 1,
+    });
+    expect(parsed.rows.map((r: { key: string }) => r.key).sort()).toEqual(['chat', 'research']);
+  });
+
+  it('refuses a bad --since and a bad flag with one line and exit 2', async () => {
+    const since = await runCli(['cost', '--since', 'last tuesday'], { env: { AGENT_DB: tempDb() } });
+    expect(since.code).toBe(2);
+    expect(since.stderr.trim().split('\n')).toHaveLength(1);
+    expect(since.stderr).toMatch(/Invalid --since/);
+    const flag = await runCli(['cost', '--by', 'planet'], { env: { AGENT_DB: tempDb() } });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/planet/);
+    expect(flag.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  });
+
+  it('reports an unusable database path without a stack trace', async () => {
+    const r = await runCli(['cost'], { env: { AGENT_DB: '/dev/null/agent.db' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agent: Cannot open the database at \/dev\/null\/agent\.db/);
+    expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  });
+});
+
+describe('agent notes', () => {
+  it('lists newest first, searches, and prints JSON', async () => {
+    const path = tempDb();
+    const db = openStore(path);
+    addNote(db, { content: 'The refund limit is $200.', title: 'Refunds', tags: ['policy'] });
+    addNote(db, { content: 'Book trains, not planes, under 500 km.' });
+    db.close();
+    const all = await runCli(['notes'], { env: { AGENT_DB: path } });
+    expect(all.stdout.indexOf('Book trains')).toBeLessThan(all.stdout.indexOf('refund limit'));
+    const json = JSON.parse(
+      (await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path } })).stdout,
+    );
+    expect(json).toEqual([
+      {
+        id: 1,
+        title: 'Refunds',
+        content: 'The refund limit is $200.',
+        tags: ['policy'],
+        createdAt: expect.any(String),
+      },
+    ]);
+    const none = await runCli(['notes', 'zebra'], { env: { AGENT_DB: path } });
+    expect(none.stdout).toMatch(/No notes match "zebra"/);
+  });
+});
+
+describe('agent', () => {
+  it('prints its version and help, and offers only commands that exist', async () => {
+    const version = await runCli(['--version']);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/cost/);
+    expect(help.stdout).toMatch(/notes/);
+    const unknown = await runCli(['fly']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'fly'/);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fromAnthropicUsage,
+  fromOpenAIChatUsage,
+  fromOpenAIResponsesUsage,
+} from '../../src/providers/usage.js';
+
+describe('usage normalisation', () => {
+  it('Anthropic input_tokens is already uncached', () => {
+    expect(
+      fromAnthropicUsage({
+        input_tokens: 12,
+        cache_read_input_tokens: 1111,
+        cache_creation_input_tokens: 418,
+        output_tokens: 90,
+      }),
+    ).toEqual({ input: 12, cacheRead: 1111, cacheWrite: 418, output: 90, reasoning: 0 });
+  });
+
+  it('OpenAI Responses input_tokens includes cached_tokens, output includes reasoning', () => {
+    expect(
+      fromOpenAIResponsesUsage({
+        input_tokens: 5000,
+        input_tokens_details: { cached_tokens: 4096 },
+        output_tokens: 700,
+        output_tokens_details: { reasoning_tokens: 512 },
+      }),
+    ).toEqual({ input: 904, cacheRead: 4096, cacheWrite: 0, output: 700, reasoning: 512 });
+  });
+
+  it('Chat Completions uses the same rules under the older names, and tolerates missing details', () => {
+    expect(
+      fromOpenAIChatUsage({
+        prompt_tokens: 300,
+        completion_tokens: 40,
+        prompt_tokens_details: { cached_tokens: 256 },
+      }),
+    ).toEqual({ input: 44, cacheRead: 256, cacheWrite: 0, output: 40, reasoning: 0 });
+    expect(fromOpenAIChatUsage({ prompt_tokens: 7, completion_tokens: 3 })).toEqual({
+      input: 7,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 3,
+      reasoning: 0,
+    });
+  });
+});

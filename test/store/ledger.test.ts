@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { findPrice, type Price } from '../../src/providers/prices.js';
+import { costReport, recordCall } from '../../src/store/ledger.js';
+import { openStore } from '../../src/store/open.js';
+import type { Usage } from '../../src/types.js';
+
+const usage = (u: Partial<Usage>): Usage => ({
+  input: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  output: 0,
+  reasoning: 0,
+  ...u,
+});
+
+describe('ledger', () => {
+  it('prices a call from the table, counting every bucket once', () => {
+    const db = openStore(':memory:');
+    // claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million.
+    const cost = recordCall(db, {
+      command: 'chat',
+      runId: 'r1',
+      step: 'chat',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5-20250929',
+      usage: usage({
+        input: 1_000_000,
+        cacheRead: 1_000_000,
+        cacheWrite: 1_000_000,
+        output: 1_000_000,
+        reasoning: 400_000,
+      }),
+    });
+    expect(cost).toBeCloseTo(3 + 0.3 + 3.75 + 15, 10);
+  });
+
+  it('records an unknown model with its tokens and a null cost, shown as unknown, never $0', () => {
+    const db = openStore(':memory:');
+    expect(
+      recordCall(db, {
+        command: 'chat',
+        runId: 'r',
+        step: 'chat',
+        provider: 'openai-compatible',
+        model: 'mystery-7b',
+        usage: usage({ input: 50, output: 5 }),
+      }),
+    ).toBeNull();
+    recordCall(db, {
+      command: 'chat',
+      runId: 'r',
+      step: 'chat',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      usage: usage({ input: 1_000_000 }),
+    });
+    const report = costReport(db, { by: 'model' });
+    expect(report.totals).toMatchObject({
+      calls: 2,
+      inputTokens: 1_000_050,
+      costUsd: 0.15,
+      unpricedCalls: 1,
+    });
+    const mystery = report.rows.find((r) => r.key.includes('mystery-7b'));
+    expect(mystery).toMatchObject({ calls: 1, costUsd: null, unpricedCalls: 1 });
+  });
+
+  it('keeps the price used on the row, so a later price change does not rewrite history', () => {
+    const db = openStore(':memory:');
+    const before: Record<string, Price> = {
+      'house-model': { input: 2, output: 2, cacheRead: 2, cacheWrite: 2, source: 'test' },
+    };
+    recordCall(
+      db,
+      {
+        command: 'chat',
+        runId: 'r',
+        step: 'chat',
+        provider: 'openai',
+        model: 'house-model',
+        usage: usage({ input: 1_000_000 }),
+      },
+      before,
+    );
+    const after: Record<string, Price> = {
+      'house-model': { input: 9, output: 9, cacheRead: 9, cacheWrite: 9, source: 'test' },
+    };
+    recordCall(
+      db,
+      {
+        command: 'chat',
+        runId: 'r',
+        step: 'chat',
+        provider: 'openai',
+        model: 'house-model',
+        usage: usage({ input: 1_000_000 }),
+      },
+      after,
+    );
+    expect(costReport(db, { by: 'model' }).totals.costUsd).toBe(11);
+    expect(db.prepare('SELECT price_input FROM usage_ledger ORDER BY id').all()).toEqual([
+      { price_input: 2 },
+      { price_input: 9 },
+    ]);
+  });
+
+  it('groups by command and by day and filters by time', () => {
+    const db = openStore(':memory:');
+    const day = (d: string) => new Date(`${d}T12:00:00`).getTime();
+    const base = {
+      runId: 'x',
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      usage: usage({ input: 100, output: 10 }),
+    };
+    recordCall(db, { ...base, command: 'chat', step: 'chat', ts: day('2026-11-01') });
+    recordCall(db, { ...base, command: 'research', step: 'plan', ts: day('2026-11-02') });
+    recordCall(db, { ...base, command: 'research', step: 'write', ts: day('2026-11-02') });
+    expect(costReport(db, { by: 'command' }).rows.map((r) => [r.key, r.calls])).toEqual([
+      ['research', 2],
+      ['chat', 1],
+    ]);
+    expect(costReport(db, { by: 'day' }).rows.map((r) => [r.key, r.calls])).toEqual([
+      ['2026-11-01', 1],
+      ['2026-11-02', 2],
+    ]);
+    expect(costReport(db, { by: 'model', since: day('2026-11-02') - 3_600_000 }).totals.calls).toBe(2);
+  });
+});
+
+describe('prices', () => {
+  it('dated snapshots take their family price, other variants stay unknown', () => {
+    expect(findPrice('openai', 'gpt-4o-2024-08-06')?.input).toBe(2.5);
+    expect(findPrice('openai', 'gpt-4o-mini-2024-07-18')?.input).toBe(0.15);
+    expect(findPrice('openai', 'gpt-5-pro')).toBeUndefined();
+    expect(findPrice('ollama', 'llama3.1')?.input).toBe(0);
+  });
+});
