@@ -89,6 +89,8 @@ export interface ModelRequest {
   system?: string;
   messages: Message[];
   tools?: ToolSpec[];
+  /** `none` keeps the tools visible (history may hold tool calls) but forbids new calls. */
+  toolChoice?: 'auto' | 'none';
   maxTokens?: number;
   signal?: AbortSignal;
   onEvent?: (event: StreamEvent) => void;

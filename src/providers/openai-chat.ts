@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions.js';
+import { ProviderError } from '../errors.js';
+import type {
+  AssistantMessage,
+  Message,
+  ModelRequest,
+  Provider,
+  StopReason,
+  TextPart,
+  ToolCall,
+  ToolSpec,
+} from '../types.js';
+import { translateError } from './errors.js';
+import { fromOpenAIChatUsage } from './usage.js';
+
+export function mapChatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
+  switch (reason) {
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'refusal';
+    case 'tool_calls':
+    case 'function_call':
+      return 'toolUse';
+    default:
+      // Some servers say "stop" even when the reply holds tool calls.
+      return hasToolCalls ? 'toolUse' : 'stop';
+  }
+}
+
+export function convertChatTools(tools: ToolSpec[]): ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+export function convertChatMessages(
+  system: string | undefined,
+  messages: Message[],
+): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
+  for (const m of messages) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    else if (m.role === 'toolResult') {
+      out.push({
+        role: 'tool',
+        tool_call_id: m.toolCallId,
+        content: m.isError ? `Error: ${m.content}` : m.content,
+      });
+    } else {
+      const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+      const calls = m.content.filter((p): p is ToolCall => p.type === 'toolCall');
+      out.push({
+        role: 'assistant',
+        content: text || (calls.length ? null : ''),
+        ...(calls.length
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function' as const,
+                function: { name: c.name, arguments: c.argumentsText },
+              })),
+            }
+          : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Reassembles `delta.tool_calls` fragments by `index`. A fragment carrying a different id at a used
+ * index starts a new call (some servers number every call 0). A call that never gets an id is given
+ * one, which both the call and its tool message then use.
+ */
+export class ToolCallAssembler {
+  private readonly calls: ToolCall[] = [];
+  private readonly byIndex = new Map<number, ToolCall>();
+  constructor(private readonly onStart?: (call: ToolCall) => void) {}
+
+  push(fragment: NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number]): void {
+    let call = this.byIndex.get(fragment.index);
+    if (!call || (fragment.id && call.id && fragment.id !== call.id && call.name)) {
+      call = { type: 'toolCall', id: fragment.id ?? '', name: '', argumentsText: '' };
+      this.byIndex.set(fragment.index, call);
+      this.calls.push(call);
+    }
+    if (fragment.id && !call.id) call.id = fragment.id;
+    if (fragment.function?.name) {
+      const first = !call.name;
+      call.name += fragment.function.name;
+      if (first) this.onStart?.(call);
+    }
+    if (fragment.function?.arguments) call.argumentsText += fragment.function.arguments;
+  }
+
+  finish(): ToolCall[] {
+    for (const call of this.calls)
+      if (!call.id) call.id = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    return this.calls;
+  }
+}
+
+export function buildChatRequest(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages: convertChatMessages(request.system, request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  // `max_tokens` is the name every compatible server (Ollama, vLLM, llama.cpp) understands.
+  if (request.maxTokens) body.max_tokens = request.maxTokens;
+  if (request.tools?.length) {
+    body.tools = convertChatTools(request.tools);
+    if (request.toolChoice === 'none') body.tool_choice = 'none';
+  }
+  return body;
+}
+
+export function createOpenAIChatProvider(options: {
+  name: 'openai-compatible' | 'ollama';
+  baseURL?: string;
+  apiKey?: string;
+  maxRetries?: number;
+}): Provider {
+  const client = new OpenAI({
+    maxRetries: options.maxRetries ?? 3,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
+  const vendor = options.name === 'ollama' ? 'Ollama' : 'the OpenAI-compatible server';
+  return {
+    name: options.name,
+    async complete(request): Promise<AssistantMessage> {
+      const text: TextPart = { type: 'text', text: '' };
+      const assembler = new ToolCallAssembler((call) =>
+        request.onEvent?.({ type: 'toolCallStart', id: call.id, name: call.name }),
+      );
+      let usage = fromOpenAIChatUsage({});
+      let finish: string | null | undefined;
+      let model = request.model;
+      try {
+        const stream = await client.chat.completions.create(buildChatRequest(request), {
+          signal: request.signal,
+        });
+        for await (const chunk of stream) {
+          if (chunk.model) model = chunk.model;
+          if (chunk.usage) usage = fromOpenAIChatUsage(chunk.usage);
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          const delta = choice.delta ?? {};
+          if (delta.content) {
+            text.text += delta.content;
+            request.onEvent?.({ type: 'text', delta: delta.content });
+          }
+          // vLLM and DeepSeek call it reasoning_content, Ollama reasoning: shown, never sent back.
+          const reasoning =
+            (delta as { reasoning_content?: string; reasoning?: string }).reasoning_content ??
+            (delta as { reasoning?: string }).reasoning;
+          if (reasoning) request.onEvent?.({ type: 'reasoning', delta: reasoning });
+          for (const fragment of delta.tool_calls ?? []) assembler.push(fragment);
+          if (choice.finish_reason) finish = choice.finish_reason;
+        }
+      } catch (error) {
+        throw translateError(error, vendor, request.model);
+      }
+      if (finish === undefined)
+        throw new ProviderError(`The stream from ${vendor} ended before the reply was complete. Try again.`);
+      const calls = assembler.finish();
+      const content = [...(text.text ? [text] : []), ...calls];
+      return {
+        role: 'assistant',
+        content,
+        provider: options.name,
+        model,
+        usage,
+        stopReason: mapChatFinishReason(finish, calls.length > 0),
+      };
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import OpenAI from 'openai';
+import type {
+  FunctionTool,
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  ResponseReasoningItem,
+} from 'openai/resources/responses/responses.js';
+import { ProviderError } from '../errors.js';
+import type {
+  AssistantMessage,
+  AssistantPart,
+  Message,
+  ModelRequest,
+  Provider,
+  StopReason,
+  ToolSpec,
+} from '../types.js';
+import { translateError } from './errors.js';
+import { fromOpenAIResponsesUsage } from './usage.js';
+
+/** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
+export const isReasoningModel = (model: string): boolean => /^(o\d|gpt-5)/.test(model);
+
+/**
+ * Strict mode needs every object closed and every property required; a schema with optional
+ * properties is sent non-strict rather than rewritten.
+ */
+export function allowsStrict(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return true;
+  const s = schema as Record<string, unknown>;
+  if (s.type === 'object' || s.properties) {
+    const props = Object.keys((s.properties as object | undefined) ?? {});
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    if (s.additionalProperties !== false || props.some((p) => !required.has(p))) return false;
+  }
+  return Object.values(s).every((v) =>
+    Array.isArray(v) ? v.every(allowsStrict) : typeof v === 'object' && v !== null ? allowsStrict(v) : true,
+  );
+}
+
+export function convertResponsesTools(tools: ToolSpec[]): FunctionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+    strict: allowsStrict(t.parameters),
+  }));
+}
+
+export function convertResponsesInput(messages: Message[]): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') items.push({ role: 'user', content: m.content });
+    else if (m.role === 'toolResult') {
+      items.push({
+        type: 'function_call_output',
+        call_id: m.toolCallId,
+        output: m.isError ? `Error: ${m.content}` : m.content,
+      });
+    } else {
+      for (const part of m.content) {
+        if (part.type === 'reasoning' && part.provider === 'openai')
+          items.push(part.data as ResponseReasoningItem);
+        else if (part.type === 'text' && part.text) items.push({ role: 'assistant', content: part.text });
+        else if (part.type === 'toolCall') {
+          items.push({
+            type: 'function_call',
+            call_id: part.id,
+            name: part.name,
+            arguments: part.argumentsText,
+          });
+        }
+      }
+    }
+  }
+  return items;
+}
+
+export function buildResponsesRequest(request: ModelRequest): ResponseCreateParamsStreaming {
+  const body: ResponseCreateParamsStreaming = {
+    model: request.model,
+    input: convertResponsesInput(request.messages),
+    stream: true,
+    // We keep the conversation ourselves, so nothing needs to be stored server-side.
+    store: false,
+  };
+  if (request.system) body.instructions = request.system;
+  if (request.maxTokens) body.max_output_tokens = request.maxTokens;
+  if (request.tools?.length) {
+    body.tools = convertResponsesTools(request.tools);
+    if (request.toolChoice === 'none') body.tool_choice = 'none';
+  }
+  if (isReasoningModel(request.model)) body.include = ['reasoning.encrypted_content'];
+  return body;
+}
+
+export function mapResponsesStatus(
+  status: string | undefined,
+  incompleteReason: string | undefined,
+  hasToolCalls: boolean,
+): StopReason {
+  if (status === 'incomplete') return incompleteReason === 'content_filter' ? 'refusal' : 'length';
+  if (status === 'failed') return 'error';
+  if (status === 'cancelled') return 'aborted';
+  return hasToolCalls ? 'toolUse' : 'stop';
+}
+
+export function createOpenAIResponsesProvider(options: { maxRetries?: number } = {}): Provider {
+  // The SDK reads OPENAI_API_KEY and OPENAI_BASE_URL itself; we never override them.
+  const client = new OpenAI({ maxRetries: options.maxRetries ?? 3 });
+  return {
+    name: 'openai',
+    async complete(request): Promise<AssistantMessage> {
+      // Output items by position; text and arguments accumulate from deltas until the item is done.
+      const parts = new Map<number, AssistantPart>();
+      let usage = fromOpenAIResponsesUsage({});
+      let status: string | undefined;
+      let incompleteReason: string | undefined;
+      let refused = false;
+      let model = request.model;
+      try {
+        const stream = await client.responses.create(buildResponsesRequest(request), {
+          signal: request.signal,
+        });
+        for await (const event of stream) {
+          switch (event.type) {
+            case 'response.output_item.added':
+            case 'response.output_item.done': {
+              const item = event.item;
+              if (item.type === 'function_call') {
+                if (event.type === 'response.output_item.added') {
+                  request.onEvent?.({ type: 'toolCallStart', id: item.call_id, name: item.name });
+                }
+                parts.set(event.output_index, {
+                  type: 'toolCall',
+                  id: item.call_id,
+                  name: item.name,
+                  argumentsText: item.arguments,
+                });
+              } else if (item.type === 'reasoning') {
+                const text = (item.summary ?? []).map((s) => s.text).join('\n');
+                parts.set(event.output_index, { type: 'reasoning', provider: 'openai', text, data: item });
+              } else if (item.type === 'message') {
+                const done = item.content
+                  .map((c) => (c.type === 'output_text' ? c.text : c.type === 'refusal' ? c.refusal : ''))
+                  .join('');
+                const prev = parts.get(event.output_index);
+                const text =
+                  event.type === 'response.output_item.done'
+                    ? done
+                    : prev?.type === 'text'
+                      ? prev.text
+                      : done;
+                parts.set(event.output_index, { type: 'text', text });
+              }
+              break;
+            }
+            case 'response.output_text.delta':
+            case 'response.refusal.delta': {
+              if (event.type === 'response.refusal.delta') refused = true;
+              const prev = parts.get(event.output_index);
+              parts.set(event.output_index, {
+                type: 'text',
+                text: (prev?.type === 'text' ? prev.text : '') + event.delta,
+              });
+              request.onEvent?.({ type: 'text', delta: event.delta });
+              break;
+            }
+            case 'response.function_call_arguments.delta': {
+              const prev = parts.get(event.output_index);
+              if (prev?.type === 'toolCall') prev.argumentsText += event.delta;
+              break;
+            }
+            case 'response.reasoning_summary_text.delta':
+              request.onEvent?.({ type: 'reasoning', delta: event.delta });
+              break;
+            case 'response.completed':
+            case 'response.incomplete':
+            case 'response.failed': {
+              const r = event.response;
+              model = r.model;
+              status = r.status ?? undefined;
+              incompleteReason = r.incomplete_details?.reason ?? undefined;
+              if (r.usage) usage = fromOpenAIResponsesUsage(r.usage);
+              if (event.type === 'response.failed') {
+                throw Object.assign(new Error(r.error?.message ?? 'the response failed'), {
+                  status: undefined,
+                });
+              }
+              break;
+            }
+            case 'error':
+              throw new Error(event.message);
+          }
+        }
+      } catch (error) {
+        throw translateError(error, 'OpenAI', request.model);
+      }
+      if (status === undefined)
+        throw new ProviderError('The OpenAI stream ended before the response was complete. Try again.');
+      const content = [...parts.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
+      const hasToolCalls = content.some((p) => p.type === 'toolCall');
+      const stopReason = refused ? 'refusal' : mapResponsesStatus(status, incompleteReason, hasToolCalls);
+      return { role: 'assistant', content, provider: 'openai', model, usage, stopReason };
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { ToolSpec } from '../types.js';
+import type { AnyTool } from './tool.js';
+
+/** zod → JSON Schema once, in the form all three wire APIs accept. */
+export function toToolSpec(tool: AnyTool): ToolSpec {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, AnyTool>();
+  readonly specs: ToolSpec[];
+
+  constructor(readonly tools: AnyTool[]) {
+    for (const t of tools) {
+      if (this.byName.has(t.name)) throw new Error(`Two tools are named ${t.name}.`);
+      this.byName.set(t.name, t);
+    }
+    this.specs = tools.map(toToolSpec);
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.byName.get(name);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+}
