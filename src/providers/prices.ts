@@ -7,32 +7,77 @@ export interface Price {
   cacheRead: number;
   cacheWrite: number;
   source: string;
+  /** A higher tier some models charge on every token of a call whose prompt is longer than `threshold`. */
+  longPrompt?: { threshold: number; input: number; output: number; cacheRead: number; cacheWrite: number };
 }
 
-// List prices per million tokens. Anthropic: cache write is the 5-minute write (1.25x input), cache
-// read 0.1x input. OpenAI: cached input is billed at the cached rate, and there is no cache-write charge.
-const ANTHROPIC = 'anthropic.com/pricing, 2025-11-25';
-const OPENAI = 'openai.com/api/pricing, 2025-11-25';
-const BUILT_IN: Record<string, Omit<Price, 'source'> & { source: string }> = {
-  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, source: ANTHROPIC },
-  'claude-opus-4-1': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, source: ANTHROPIC },
-  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, source: ANTHROPIC },
-  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, source: ANTHROPIC },
-  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, source: ANTHROPIC },
-  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, source: ANTHROPIC },
-  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, source: ANTHROPIC },
-  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, source: ANTHROPIC },
-  'gpt-5.1': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25, source: OPENAI },
-  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25, source: OPENAI },
-  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0.25, source: OPENAI },
-  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0.05, source: OPENAI },
-  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2, source: OPENAI },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0.4, source: OPENAI },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025, cacheWrite: 0.1, source: OPENAI },
-  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5, source: OPENAI },
-  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15, source: OPENAI },
-  o3: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2, source: OPENAI },
-  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 1.1, source: OPENAI },
+/** US dollars per million tokens; `longPrompt` applies to a whole call whose prompt exceeds its threshold. */
+export interface PriceTable {
+  [model: string]: Price;
+}
+
+// List prices per million tokens, from the vendors' pricing pages as read on 2026-11-05.
+// Anthropic: cache write is the 5-minute write. OpenAI: cached input is billed at the cached rate;
+// models before GPT-6 have no cache-write charge, so it equals the input price.
+const ANTHROPIC = 'platform.claude.com/docs/en/about-claude/pricing, 2026-11-05';
+const OPENAI = 'developers.openai.com/api/docs/pricing, 2026-11-05';
+const a = (
+  input: number,
+  output: number,
+  cacheRead: number,
+  cacheWrite: number,
+  extra: Partial<Price> = {},
+): Price => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+  source: ANTHROPIC,
+  ...extra,
+});
+const o = (input: number, output: number, cacheRead: number, cacheWrite = input): Price => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+  source: OPENAI,
+});
+
+const BUILT_IN: PriceTable = {
+  'claude-fable-5-1': a(10, 50, 0.25, 12.5),
+  'claude-fable-5': a(10, 50, 1, 12.5),
+  'claude-opus-5-5': a(4, 20, 0.2, 5),
+  'claude-opus-5': a(5, 25, 0.5, 6.25),
+  'claude-opus-4-8': a(5, 25, 0.5, 6.25),
+  'claude-opus-4-7': a(5, 25, 0.5, 6.25),
+  'claude-opus-4-6': a(5, 25, 0.5, 6.25),
+  'claude-opus-4-5': a(5, 25, 0.5, 6.25),
+  'claude-opus-4-1': a(15, 75, 1.5, 18.75),
+  'claude-sonnet-5-5': a(2, 10, 0.1, 2.5), // cache reads cut to $0.10 on 2026-10-07
+  'claude-sonnet-5': a(2, 10, 0.2, 2.5),
+  'claude-sonnet-4-6': a(3, 15, 0.3, 3.75),
+  'claude-sonnet-4-5': a(3, 15, 0.3, 3.75),
+  'claude-sonnet-4': a(3, 15, 0.3, 3.75),
+  'claude-haiku-5-5': a(0.1, 0.5, 0.01, 0.125, {
+    longPrompt: { threshold: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625 },
+  }),
+  'claude-haiku-4-5': a(1, 5, 0.1, 1.25),
+  'claude-3-5-haiku': a(0.8, 4, 0.08, 1),
+  'gpt-6-sol': o(2, 10, 0.2, 2.5),
+  'gpt-6-luna': o(0.1, 0.5, 0.01, 0.125),
+  'gpt-5.4': o(2.5, 15, 0.25),
+  'gpt-5.4-mini': o(0.75, 4.5, 0.075),
+  'gpt-5.1': o(1.25, 10, 0.125),
+  'gpt-5': o(1.25, 10, 0.125),
+  'gpt-5-mini': o(0.25, 2, 0.025),
+  'gpt-5-nano': o(0.05, 0.4, 0.005),
+  'gpt-4.1': o(2, 8, 0.5),
+  'gpt-4.1-mini': o(0.4, 1.6, 0.1),
+  'gpt-4.1-nano': o(0.1, 0.4, 0.025),
+  'gpt-4o': o(2.5, 10, 1.25),
+  'gpt-4o-mini': o(0.15, 0.6, 0.075),
+  o3: o(2, 8, 0.5),
+  'o4-mini': o(1.1, 4.4, 0.275),
 };
 
 const DATED_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
@@ -44,11 +89,7 @@ const LOCAL: Price = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, source:
  * (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-08-06`) take their family's price; any other suffix
  * (`gpt-5-pro`) is a different model and stays unknown rather than borrowing a wrong price.
  */
-export function findPrice(
-  provider: string,
-  model: string,
-  userPrices: Record<string, Price> = {},
-): Price | undefined {
+export function findPrice(provider: string, model: string, userPrices: PriceTable = {}): Price | undefined {
   const exact = userPrices[model];
   if (exact) return exact;
   if (provider === 'ollama') return LOCAL;
@@ -56,7 +97,9 @@ export function findPrice(
   return userPrices[family] ?? BUILT_IN[model] ?? BUILT_IN[family];
 }
 
-export function costOf(usage: Usage, price: Price): number {
+export function costOf(usage: Usage, base: Price): number {
+  const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+  const price = base.longPrompt && prompt > base.longPrompt.threshold ? base.longPrompt : base;
   return (
     (usage.input * price.input +
       usage.output * price.output +

@@ -1,0 +1,111 @@
+import { ConfigError } from '../errors.js';
+import type { Provider, ProviderName } from '../types.js';
+
+// Which provider and models to use, from flags, then AGENT_* variables, then the keys that are set.
+// The SDK behind each provider is imported only when that provider is created.
+
+export const PROVIDERS: ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'ollama'];
+
+export interface ModelDefaults {
+  chat: string;
+  small: string;
+  large: string;
+}
+
+export const DEFAULT_MODELS: Record<ProviderName, ModelDefaults | undefined> = {
+  anthropic: { chat: 'claude-sonnet-5-5', small: 'claude-haiku-5-5', large: 'claude-sonnet-5-5' },
+  openai: { chat: 'gpt-5.4-mini', small: 'gpt-5.4-mini', large: 'gpt-5.4' },
+  ollama: { chat: 'llama3.1', small: 'llama3.1', large: 'llama3.1' },
+  // Whatever the server serves: there is no sensible default name.
+  'openai-compatible': undefined,
+};
+
+export const OLLAMA_DEFAULT_URL = 'http://localhost:11434/v1';
+
+export const NO_PROVIDER_MESSAGE =
+  'No model provider is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use a local server with ' +
+  '--provider ollama (or --provider openai-compatible with OPENAI_BASE_URL). AGENT_PROVIDER picks one by default.';
+
+/** `--provider`, else `AGENT_PROVIDER`, else the first key found; undefined when nothing is configured. */
+export function resolveProviderName(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  const chosen = flag ?? env.AGENT_PROVIDER;
+  if (chosen) {
+    if (!PROVIDERS.includes(chosen as ProviderName)) {
+      throw new ConfigError(`Unknown provider "${chosen}". Choose one of: ${PROVIDERS.join(', ')}.`);
+    }
+    return chosen as ProviderName;
+  }
+  if (env.ANTHROPIC_API_KEY) return 'anthropic';
+  if (env.OPENAI_API_KEY) return 'openai';
+  return undefined;
+}
+
+export function requireProviderName(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName {
+  const name = resolveProviderName(flag, env);
+  if (!name) throw new ConfigError(NO_PROVIDER_MESSAGE);
+  return name;
+}
+
+/** A model for a role: the flag, then its variable, then the provider's default. */
+export function resolveModel(
+  provider: ProviderName,
+  role: keyof ModelDefaults,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const variable = { chat: 'AGENT_MODEL', small: 'AGENT_SMALL_MODEL', large: 'AGENT_LARGE_MODEL' }[role];
+  const fromEnv = env[variable] || (role !== 'chat' ? env.AGENT_MODEL : undefined);
+  const model = flag || fromEnv || DEFAULT_MODELS[provider]?.[role];
+  if (!model) {
+    const option = { chat: '--model', small: '--small-model', large: '--large-model' }[role];
+    throw new ConfigError(
+      `Provider ${provider} has no default model: name one with ${option} or ${variable}.`,
+    );
+  }
+  return model;
+}
+
+export async function createProvider(
+  name: ProviderName,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Provider> {
+  switch (name) {
+    case 'anthropic': {
+      if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN) {
+        throw new ConfigError('Provider anthropic needs ANTHROPIC_API_KEY to be set.');
+      }
+      const { createAnthropicProvider } = await import('./anthropic.js');
+      return createAnthropicProvider();
+    }
+    case 'openai': {
+      if (!env.OPENAI_API_KEY) throw new ConfigError('Provider openai needs OPENAI_API_KEY to be set.');
+      const { createOpenAIResponsesProvider } = await import('./openai-responses.js');
+      return createOpenAIResponsesProvider();
+    }
+    case 'openai-compatible':
+    case 'ollama': {
+      const { createOpenAIChatProvider } = await import('./openai-chat.js');
+      const baseURL = env.OPENAI_BASE_URL || (name === 'ollama' ? ollamaURL(env) : undefined);
+      if (!baseURL)
+        throw new ConfigError(
+          'Provider openai-compatible needs OPENAI_BASE_URL (for example http://localhost:8000/v1).',
+        );
+      // Local servers need no key, but the SDK insists on one.
+      return createOpenAIChatProvider({ name, baseURL, apiKey: env.OPENAI_API_KEY || 'not-needed' });
+    }
+  }
+}
+
+/** Ollama's own OLLAMA_HOST (`host:port` or a URL) is honoured; otherwise its default port. */
+function ollamaURL(env: NodeJS.ProcessEnv): string {
+  const host = env.OLLAMA_HOST;
+  if (!host) return OLLAMA_DEFAULT_URL;
+  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  return `${withScheme.replace(/\/+$/, '')}/v1`;
+}

@@ -1,0 +1,66 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface FakeResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+export type Responder = FakeResponse | ((req: RecordedRequest) => FakeResponse | Promise<FakeResponse>);
+
+/** A loopback HTTP server that answers from a queue and records every request it was sent. */
+export async function startFakeServer(queue: Responder[] = []) {
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', async () => {
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {}
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      requests.push(recorded);
+      const next = queue.shift();
+      if (!next) {
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"fake server: queue empty"}}');
+        return;
+      }
+      const r = typeof next === 'function' ? await next(recorded) : next;
+      res.writeHead(r.status ?? 200, r.headers ?? { 'content-type': 'text/event-stream' });
+      res.end(r.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    queue,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Server-sent events from a fixture: blank-line separated, with the final separator ensured. */
+export const sse = (text: string): FakeResponse => ({
+  headers: { 'content-type': 'text/event-stream' },
+  body: text.endsWith('\n\n') ? text : `${text.trimEnd()}\n\n`,
+});
+
+export const json = (status: number, value: unknown, headers: Record<string, string> = {}): FakeResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(value),
+});
