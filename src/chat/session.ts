@@ -1,0 +1,61 @@
+import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js';
+import type { Price } from '../providers/prices.js';
+import { recordCall } from '../store/ledger.js';
+import type { Db } from '../store/open.js';
+import type { Message } from '../types.js';
+
+export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
+  db: Db;
+  runId: string;
+  userPrices?: Record<string, Price>;
+}
+
+/**
+ * A conversation: its history and its ledger rows. A turn's messages join the history only when the
+ * turn succeeds, so a failure or a Ctrl-C leaves it exactly as it was.
+ */
+export class ChatSession {
+  private messages: Message[] = [];
+
+  constructor(private readonly options: SessionOptions) {}
+
+  get history(): readonly Message[] {
+    return this.messages;
+  }
+
+  get runId(): string {
+    return this.options.runId;
+  }
+
+  async send(text: string, extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {}): Promise<TurnResult> {
+    const { db, runId, userPrices, ...turn } = this.options;
+    const result = await runTurn(this.messages, text, {
+      ...turn,
+      ...extra,
+      onModelCall: (m) =>
+        recordCall(db, { command: 'chat', runId, step: 'chat', provider: m.provider, model: m.model, usage: m.usage }, userPrices),
+    });
+    this.messages = [...this.messages, ...result.messages];
+    return result;
+  }
+
+  /** Adds a finished exchange that happened outside the loop (a /research answer). */
+  remember(question: string, answer: string): void {
+    this.messages = [
+      ...this.messages,
+      { role: 'user', content: question },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: answer }],
+        provider: this.options.provider.name,
+        model: this.options.model,
+        usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 },
+        stopReason: 'stop',
+      },
+    ];
+  }
+
+  clear(): void {
+    this.messages = [];
+  }
+}

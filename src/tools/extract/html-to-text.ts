@@ -1,0 +1,268 @@
+import { type HTMLElement, type Node, NodeType, parse } from 'node-html-parser';
+
+// Main-content extraction in the manner of Readability: drop what is never content, score blocks of
+// prose, credit their ancestors, pick the best-scoring container and its prose siblings, then write it
+// out as text with a line break at every block boundary.
+
+const DROP_TAGS = new Set([
+  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'video', 'audio',
+  'form', 'button', 'input', 'select', 'textarea', 'nav', 'footer', 'aside', 'dialog', 'menu', 'link', 'meta', 'head',
+]);
+const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|toolbar)$/i;
+const UNLIKELY =
+  /-ad-|^ad$|ad-break|adsense|advert|agegate|banner|breadcrumb|byline|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|header|legends|masthead|menu|modal|newsletter|outbrain|pager|pagination|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|skip|skyscraper|social|sponsor|subscribe|supplemental|taboola|toolbar|trending|widget|yom-remote/i;
+const MAYBE = /and|article|body|column|content|main|shadow|story|text|post/i;
+const POSITIVE = /article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story|prose/i;
+const NEGATIVE =
+  /-ad-|hidden|^hid$| hid$| hid |^hid |banner|byline|caption|combx|comment|com-|contact|credit|foot|footer|footnote|gallery|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|social|tags|tool|widget|newsletter|subscribe|recirc|signup/i;
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'blockquote', 'body', 'caption', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary',
+  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+]);
+const PROSE_TAGS = new Set(['p', 'pre', 'td', 'blockquote']);
+
+export interface Extracted {
+  title: string;
+  text: string;
+}
+
+const isElement = (n: Node): n is HTMLElement => n.nodeType === NodeType.ELEMENT_NODE;
+const tagOf = (e: HTMLElement) => (e.rawTagName ?? '').toLowerCase();
+const classAndId = (e: HTMLElement) => `${e.getAttribute('class') ?? ''} ${e.getAttribute('id') ?? ''}`;
+
+function classWeight(e: HTMLElement): number {
+  let w = 0;
+  for (const v of [e.getAttribute('class'), e.getAttribute('id')]) {
+    if (!v) continue;
+    if (NEGATIVE.test(v)) w -= 25;
+    if (POSITIVE.test(v)) w += 25;
+  }
+  return w;
+}
+
+function textLength(e: HTMLElement): number {
+  return e.textContent.replace(/\s+/g, ' ').trim().length;
+}
+
+function linkDensity(e: HTMLElement): number {
+  const total = textLength(e);
+  if (total === 0) return 0;
+  let links = 0;
+  for (const a of e.querySelectorAll('a')) {
+    const href = a.getAttribute('href') ?? '';
+    links += textLength(a) * (href.startsWith('#') ? 0.3 : 1);
+  }
+  return links / total;
+}
+
+function isHidden(e: HTMLElement): boolean {
+  if (e.hasAttribute('hidden') || e.getAttribute('aria-hidden') === 'true') return true;
+  const style = (e.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
+  return style.includes('display:none') || style.includes('visibility:hidden');
+}
+
+/** Removes what is never content; with `strict`, also blocks whose class or id look like boilerplate. */
+function prune(e: HTMLElement, strict: boolean): void {
+  for (const child of [...e.childNodes]) {
+    if (!isElement(child)) continue;
+    const tag = tagOf(child);
+    const role = child.getAttribute('role') ?? '';
+    const names = classAndId(child);
+    const drop =
+      DROP_TAGS.has(tag) ||
+      isHidden(child) ||
+      DROP_ROLES.test(role) ||
+      (strict &&
+        tag !== 'body' &&
+        tag !== 'article' &&
+        tag !== 'main' &&
+        tag !== 'a' &&
+        UNLIKELY.test(names) &&
+        !MAYBE.test(names));
+    if (drop) child.remove();
+    else prune(child, strict);
+  }
+}
+
+function initialScore(e: HTMLElement): number {
+  const base: Record<string, number> = {
+    div: 5, article: 8, main: 5, section: 3, pre: 3, td: 3, blockquote: 3,
+    address: -3, ol: -3, ul: -3, dl: -3, dd: -3, dt: -3, li: -3, form: -3,
+    h1: -5, h2: -5, h3: -5, h4: -5, h5: -5, h6: -5, th: -5,
+  };
+  return (base[tagOf(e)] ?? 0) + classWeight(e);
+}
+
+/** A div whose own text (not in child blocks) is prose counts as a paragraph. */
+function hasOwnProse(e: HTMLElement): boolean {
+  let own = 0;
+  for (const c of e.childNodes) {
+    if (isElement(c)) {
+      if (BLOCK_TAGS.has(tagOf(c))) continue;
+      own += textLength(c);
+    } else own += c.text.trim().length;
+  }
+  return own >= 25;
+}
+
+function pickContent(body: HTMLElement): HTMLElement[] {
+  const scores = new Map<HTMLElement, number>();
+  const credit = (e: HTMLElement | null, amount: number) => {
+    if (!e || !tagOf(e)) return;
+    if (!scores.has(e)) scores.set(e, initialScore(e));
+    scores.set(e, scores.get(e)! + amount);
+  };
+  for (const block of body.querySelectorAll('*')) {
+    const tag = tagOf(block);
+    if (!PROSE_TAGS.has(tag) && !((tag === 'div' || tag === 'section') && hasOwnProse(block))) continue;
+    const text = block.textContent.replace(/\s+/g, ' ').trim();
+    if (text.length < 25) continue;
+    const score = 1 + (text.match(/[,，、]/g)?.length ?? 0) + Math.min(Math.floor(text.length / 100), 3);
+    let ancestor = block.parentNode as HTMLElement | null;
+    for (let level = 0; ancestor && level < 5; level++, ancestor = ancestor.parentNode as HTMLElement | null) {
+      credit(ancestor, score / (level === 0 ? 1 : level === 1 ? 2 : level * 3));
+    }
+  }
+  let top: HTMLElement | undefined;
+  let topScore = Number.NEGATIVE_INFINITY;
+  for (const [e, s] of scores) {
+    const final = s * (1 - linkDensity(e));
+    scores.set(e, final);
+    if (final > topScore) {
+      top = e;
+      topScore = final;
+    }
+  }
+  if (!top) return [body];
+
+  // A container whose only real child is the top candidate says the same thing with its framing; and
+  // when the top's parent scores nearly as well, the article is spread across it.
+  while (top.parentNode && tagOf(top.parentNode as HTMLElement) !== 'body') {
+    const parent = top.parentNode as HTMLElement;
+    const ps = scores.get(parent);
+    if (ps === undefined || ps < topScore * 0.85) break;
+    top = parent;
+    topScore = ps;
+  }
+
+  const parent = top.parentNode as HTMLElement | null;
+  if (!parent) return [top];
+  const threshold = Math.max(10, topScore * 0.2);
+  const chosen: HTMLElement[] = [];
+  for (const sibling of parent.childNodes) {
+    if (!isElement(sibling)) continue;
+    if (sibling === top) {
+      chosen.push(sibling);
+      continue;
+    }
+    const bonus = classAndId(sibling).trim() && classAndId(sibling) === classAndId(top) ? topScore * 0.2 : 0;
+    const s = (scores.get(sibling) ?? Number.NEGATIVE_INFINITY) + bonus;
+    if (s >= threshold) {
+      chosen.push(sibling);
+      continue;
+    }
+    if (tagOf(sibling) === 'p') {
+      const len = textLength(sibling);
+      const density = linkDensity(sibling);
+      const text = sibling.textContent;
+      if ((len > 80 && density < 0.25) || (len > 0 && len <= 80 && density === 0 && /\.( |$)/.test(text))) {
+        chosen.push(sibling);
+      }
+    }
+  }
+  return chosen;
+}
+
+/** Inside the chosen content: lists, tables and boxes that are mostly links or marked as boilerplate. */
+function cleanConditionally(e: HTMLElement): void {
+  for (const child of [...e.childNodes]) {
+    if (!isElement(child)) continue;
+    const tag = tagOf(child);
+    if (['div', 'section', 'ul', 'ol', 'table', 'figure', 'header'].includes(tag)) {
+      const weight = classWeight(child);
+      const density = linkDensity(child);
+      const len = textLength(child);
+      const paragraphs = child.querySelectorAll('p').length;
+      const items = child.querySelectorAll('li').length;
+      const junk =
+        weight < 0 ||
+        (density > 0.5 && len < 2000) ||
+        (weight < 25 && density > 0.25 && paragraphs === 0 && tag !== 'ul' && tag !== 'ol') ||
+        (tag !== 'ul' && tag !== 'ol' && items > paragraphs * 2 + 5 && density > 0.2) ||
+        (len < 25 && child.querySelectorAll('img').length === 0 && paragraphs === 0 && tag !== 'header');
+      if (junk && tag !== 'header') {
+        child.remove();
+        continue;
+      }
+    }
+    cleanConditionally(child);
+  }
+}
+
+/** Text with a line break at every block boundary and whitespace collapsed inside lines. */
+export function blockText(nodes: Node[]): string {
+  const out: string[] = [];
+  let line = '';
+  const flush = () => {
+    const t = line.replace(/[ \t\f\v\u00a0]+/g, ' ').trim();
+    if (t) out.push(t);
+    line = '';
+  };
+  const walk = (n: Node, pre: boolean) => {
+    if (!isElement(n)) {
+      const t = n.text;
+      if (pre) {
+        const parts = t.split('\n');
+        parts.forEach((p, i) => {
+          line += p;
+          if (i < parts.length - 1) flush();
+        });
+      } else line += t.replace(/\s+/g, ' ');
+      return;
+    }
+    const tag = tagOf(n);
+    if (tag === 'br') {
+      flush();
+      return;
+    }
+    const block = BLOCK_TAGS.has(tag);
+    if (block) flush();
+    for (const c of n.childNodes) walk(c, pre || tag === 'pre');
+    if (tag === 'td' || tag === 'th') line += ' ';
+    if (block) flush();
+  };
+  for (const n of nodes) walk(n, false);
+  flush();
+  return out.join('\n');
+}
+
+export function extractTitle(root: HTMLElement): string {
+  const og = root.querySelector('meta[property="og:title"]')?.getAttribute('content');
+  const title = og || root.querySelector('title')?.textContent || root.querySelector('h1')?.textContent || '';
+  return title.replace(/\s+/g, ' ').trim();
+}
+
+export function extractHtml(html: string): Extracted {
+  const parseRoot = () =>
+    parse(html, {
+      comment: false,
+      lowerCaseTagName: true,
+      blockTextElements: { script: false, style: false, noscript: false, template: false, pre: true },
+    });
+  const root = parseRoot();
+  const title = extractTitle(root);
+  // Strict first; if that leaves too little, the page's structure fooled the class heuristics: relax.
+  let best = '';
+  for (const strict of [true, false]) {
+    const tree = strict ? root : parseRoot();
+    const body = tree.querySelector('body') ?? tree;
+    prune(body, strict);
+    const content = pickContent(body);
+    for (const c of content) cleanConditionally(c);
+    const text = blockText(content);
+    if (text.length > best.length) best = text;
+    if (best.length >= 500) break;
+  }
+  return { title, text: best };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { addNote, listNotes } from '../store/notes.js';
+import type { Db } from '../store/open.js';
+import { type Tool, ToolError } from './tool.js';
+
+export function saveNoteTool(db: Db): Tool<{ content: string; title?: string; tags?: string[] }> {
+  return {
+    name: 'save_note',
+    description:
+      'Saves a note for the user in their local notes (listed by `agent notes`). Call it when the user asks you ' +
+      'to remember, save or note something, or to keep a finding for later. Returns the note id.',
+    input: z.strictObject({
+      content: z.string().describe('The note itself, self-contained'),
+      title: z.string().optional().describe('A short title'),
+      tags: z.array(z.string()).max(10).optional().describe('A few short tags'),
+    }),
+    async run(input) {
+      if (!input.content.trim()) throw new ToolError('The note content is empty; write what should be saved.');
+      const note = addNote(db, input);
+      return `Saved note #${note.id}${note.title ? ` "${note.title}"` : ''}.`;
+    },
+  };
+}
+
+export function searchNotesTool(db: Db): Tool<{ query?: string; limit?: number }> {
+  return {
+    name: 'search_notes',
+    description:
+      "Searches the user's saved notes by words (full-text), or lists the newest without a query. Call it when " +
+      'the user refers to something they saved or asks what their notes say.',
+    input: z.strictObject({
+      query: z.string().optional().describe('Words to search for; omit to list the newest notes'),
+      limit: z.number().int().min(1).max(20).optional(),
+    }),
+    async run({ query, limit }) {
+      const notes = listNotes(db, query?.trim() || undefined, limit ?? 5);
+      if (notes.length === 0) return query ? `No notes match "${query}".` : 'There are no notes yet.';
+      return notes
+        .map((n) => `#${n.id} ${n.title ? `${n.title} ` : ''}(${n.createdAt.slice(0, 10)}${n.tags.length ? `; tags: ${n.tags.join(', ')}` : ''})\n${n.content}`)
+        .join('\n\n');
+    },
+  };
+}

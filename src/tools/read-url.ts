@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { extractHtml } from './extract/html-to-text.js';
+import { type Fetched, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
+import { type Tool, ToolError } from './tool.js';
+
+export const MAX_TEXT_CHARS = 8000;
+
+export interface Page {
+  url: string;
+  title: string;
+  text: string;
+}
+
+/** The charset from the Content-Type header, else from a meta tag near the top, else UTF-8. */
+export function detectCharset(contentType: string, head: Buffer): string {
+  const fromHeader = /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1];
+  if (fromHeader) return fromHeader;
+  const start = head.subarray(0, 4096).toString('latin1');
+  return /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(start)?.[1] ?? 'utf-8';
+}
+
+function decode(body: Buffer, charset: string): string {
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+/** Turns a fetched response into readable text, or says why it cannot be read. */
+export function toPage(fetched: Fetched): Page {
+  if (fetched.status >= 400) throw new ToolError(`${fetched.url} answered HTTP ${fetched.status}.`);
+  const type = fetched.contentType.split(';')[0]!.trim().toLowerCase();
+  const text = decode(fetched.body, detectCharset(fetched.contentType, fetched.body));
+  const looksHtml = type === '' && /^\s*</.test(text);
+  if (type === 'text/html' || type === 'application/xhtml+xml' || looksHtml) {
+    const { title, text: body } = extractHtml(text);
+    if (!body.trim()) throw new ToolError(`${fetched.url} has no readable text (it may need JavaScript).`);
+    return { url: fetched.url, title, text: body };
+  }
+  if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === '') {
+    return { url: fetched.url, title: '', text: text.trim() };
+  }
+  throw new ToolError(`${fetched.url} is ${type}, which read_url cannot read; only web pages, plain text and JSON.`);
+}
+
+export async function readPage(url: string, options: SafeFetchOptions): Promise<Page> {
+  return toPage(await safeFetch(url, options));
+}
+
+/** The title first, then the text, cut at MAX_TEXT_CHARS with a visible marker. */
+export function formatPage(page: Page, max = MAX_TEXT_CHARS): string {
+  const header = [page.title, page.url].filter(Boolean).join('\n');
+  const room = Math.max(0, max - header.length - 2);
+  const cut = page.text.length > room;
+  const body = cut ? `${page.text.slice(0, room)}\n[… cut: ${page.text.length - room} more characters not shown]` : page.text;
+  return `${header}\n\n${body}`;
+}
+
+export function readUrlTool(env: NodeJS.ProcessEnv = process.env, options: Omit<SafeFetchOptions, 'env' | 'signal'> = {}): Tool<{ url: string }> {
+  return {
+    name: 'read_url',
+    description:
+      'Fetches a public web page (or plain text / JSON) and returns its main text, title first, up to 8,000 ' +
+      'characters. Call it when the user gives a URL or a search result needs reading in full. ' +
+      'Private, local and non-HTTP addresses are refused.',
+    input: z.strictObject({ url: z.string().min(1).describe('An absolute http(s) URL') }),
+    async run({ url }, { signal }) {
+      return formatPage(await readPage(url, { ...options, env, signal }));
+    },
+  };
+}
