@@ -13,7 +13,9 @@ import { MAX_TEXT_CHARS } from '../dist/tools/read-url.js';
 
 const dir = process.argv[2];
 if (!dir) {
-  console.error('usage: node bench/extract.mjs <path to scrapinghub-article-extraction-benchmark> [--worst N]');
+  console.error(
+    'usage: node bench/extract.mjs <path to scrapinghub-article-extraction-benchmark> [--worst N]',
+  );
   process.exit(2);
 }
 const worstIndex = process.argv.indexOf('--worst');
@@ -22,9 +24,13 @@ const showWorst = worstIndex > 0 ? Number(process.argv[worstIndex + 1] ?? 10) : 
 const truth = JSON.parse(readFileSync(join(dir, 'ground-truth.json'), 'utf8'));
 const pages = readdirSync(join(dir, 'html'))
   .filter((f) => f.endsWith('.html.gz'))
-  .map((f) => ({ id: f.replace('.html.gz', ''), html: gunzipSync(readFileSync(join(dir, 'html', f))).toString('utf8') }));
+  .map((f) => ({
+    id: f.replace('.html.gz', ''),
+    html: gunzipSync(readFileSync(join(dir, 'html', f))).toString('utf8'),
+  }));
 
-const tokens = (text) => text.match(/\w+/gu) ?? [];
+// Python's \w is Unicode-aware; JavaScript's is ASCII-only even with /u, so spell it out.
+const tokens = (text) => text.match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
 function shingles(text) {
   const t = tokens(text);
   const counts = new Map();
@@ -56,7 +62,11 @@ const start = process.hrtime.bigint();
 const results = [];
 for (const page of pages) {
   const { text } = extractHtml(page.html);
-  results.push({ id: page.id, text: text.slice(0, MAX_TEXT_CHARS), expected: truth[page.id].articleBody.slice(0, 8000) });
+  results.push({
+    id: page.id,
+    text: text.slice(0, MAX_TEXT_CHARS),
+    expected: truth[page.id].articleBody.slice(0, 8000),
+  });
 }
 const seconds = Number(process.hrtime.bigint() - start) / 1e9;
 
@@ -79,7 +89,12 @@ if (showWorst) {
     const r = s.tp + s.fn ? s.tp / (s.tp + s.fn) : 0;
     return { p, r, f: p + r ? (2 * p * r) / (p + r) : 0 };
   };
-  for (const s of scored.map((s) => ({ ...s, ...f(s) })).sort((a, b) => a.f - b.f).slice(0, showWorst)) {
-    console.log(`${s.id.slice(0, 12)}  P ${s.p.toFixed(2)}  R ${s.r.toFixed(2)}  got ${s.text.length} chars, want ${s.expected.length}`);
+  for (const s of scored
+    .map((s) => ({ ...s, ...f(s) }))
+    .sort((a, b) => a.f - b.f)
+    .slice(0, showWorst)) {
+    console.log(
+      `${s.id.slice(0, 12)}  P ${s.p.toFixed(2)}  R ${s.r.toFixed(2)}  got ${s.text.length} chars, want ${s.expected.length}`,
+    );
   }
 }

@@ -27,13 +27,20 @@ export class ChatSession {
     return this.options.runId;
   }
 
-  async send(text: string, extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {}): Promise<TurnResult> {
+  async send(
+    text: string,
+    extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {},
+  ): Promise<TurnResult> {
     const { db, runId, userPrices, ...turn } = this.options;
     const result = await runTurn(this.messages, text, {
       ...turn,
       ...extra,
       onModelCall: (m) =>
-        recordCall(db, { command: 'chat', runId, step: 'chat', provider: m.provider, model: m.model, usage: m.usage }, userPrices),
+        recordCall(
+          db,
+          { command: 'chat', runId, step: 'chat', provider: m.provider, model: m.model, usage: m.usage },
+          userPrices,
+        ),
     });
     this.messages = [...this.messages, ...result.messages];
     return result;

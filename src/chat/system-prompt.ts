@@ -9,7 +9,7 @@ export function chatSystemPrompt(toolNames: string[], now: Date = new Date()): s
     web_search: '- web_search for current or specific facts you are not sure of;',
     read_url: '- read_url to read a page the user names or a search result worth reading in full;',
     save_note: '- save_note when the user asks you to remember or note something;',
-    search_notes: "- search_notes when the user refers to something they saved.",
+    search_notes: '- search_notes when the user refers to something they saved.',
   };
   for (const name of toolNames) if (uses[name]) lines.push(uses[name]);
   lines.push(

@@ -35,7 +35,9 @@ function tokenize(text: string): Token[] {
       i++;
       continue;
     }
-    throw new CalculatorError(`Unexpected character "${ch}" at position ${i + 1}. Use numbers, + - * / % ^ and parentheses.`);
+    throw new CalculatorError(
+      `Unexpected character "${ch}" at position ${i + 1}. Use numbers, + - * / % ^ and parentheses.`,
+    );
   }
   return tokens;
 }
@@ -86,8 +88,10 @@ class Parser {
     for (let op = this.isOp('*', '/', '%'); op; op = this.isOp('*', '/', '%')) {
       this.pos++;
       const right = this.unary();
-      if (right === 0 && op.value === '/') throw new CalculatorError(`Division by zero at position ${op.at + 1}.`);
-      if (right === 0 && op.value === '%') throw new CalculatorError(`Remainder by zero at position ${op.at + 1}.`);
+      if (right === 0 && op.value === '/')
+        throw new CalculatorError(`Division by zero at position ${op.at + 1}.`);
+      if (right === 0 && op.value === '%')
+        throw new CalculatorError(`Remainder by zero at position ${op.at + 1}.`);
       value = finite(op.value === '*' ? value * right : op.value === '/' ? value / right : value % right, op);
     }
     return value;
@@ -112,7 +116,10 @@ class Parser {
 
   private primary(): number {
     const t = this.peek();
-    if (!t) throw new CalculatorError(`The expression ends too early at position ${this.length + 1}: a number or "(" is missing.`);
+    if (!t)
+      throw new CalculatorError(
+        `The expression ends too early at position ${this.length + 1}: a number or "(" is missing.`,
+      );
     if (t.kind === 'number') {
       this.pos++;
       return t.value;
@@ -131,7 +138,8 @@ class Parser {
 
   /** Guards recursion so that absurd nesting is refused instead of overflowing the stack. */
   private nested(parse: () => number): number {
-    if (++this.depth > MAX_DEPTH) throw new CalculatorError(`The expression nests deeper than ${MAX_DEPTH} levels.`);
+    if (++this.depth > MAX_DEPTH)
+      throw new CalculatorError(`The expression nests deeper than ${MAX_DEPTH} levels.`);
     try {
       return parse();
     } finally {
@@ -141,8 +149,10 @@ class Parser {
 }
 
 function finite(value: number, op: Token): number {
-  if (Number.isNaN(value)) throw new CalculatorError(`The result at "${op.value}" (position ${op.at + 1}) is not a real number.`);
-  if (!Number.isFinite(value)) throw new CalculatorError(`The result at "${op.value}" (position ${op.at + 1}) is too large (overflow).`);
+  if (Number.isNaN(value))
+    throw new CalculatorError(`The result at "${op.value}" (position ${op.at + 1}) is not a real number.`);
+  if (!Number.isFinite(value))
+    throw new CalculatorError(`The result at "${op.value}" (position ${op.at + 1}) is too large (overflow).`);
   return value;
 }
 
@@ -162,7 +172,9 @@ export const calculatorTool: Tool<{ expression: string }> = {
   description:
     'Evaluates an arithmetic expression exactly. Call it for any arithmetic instead of computing in your head. ' +
     'Supports + - * / % (remainder), ^ (power, right-associative), unary minus, parentheses and decimals.',
-  input: z.strictObject({ expression: z.string().min(1).describe('For example "(1234 * 5678) / 2" or "2^-1"') }),
+  input: z.strictObject({
+    expression: z.string().min(1).describe('For example "(1234 * 5678) / 2" or "2^-1"'),
+  }),
   async run({ expression }) {
     return formatNumber(evaluate(expression));
   },

@@ -15,7 +15,8 @@ export function saveNoteTool(db: Db): Tool<{ content: string; title?: string; ta
       tags: z.array(z.string()).max(10).optional().describe('A few short tags'),
     }),
     async run(input) {
-      if (!input.content.trim()) throw new ToolError('The note content is empty; write what should be saved.');
+      if (!input.content.trim())
+        throw new ToolError('The note content is empty; write what should be saved.');
       const note = addNote(db, input);
       return `Saved note #${note.id}${note.title ? ` "${note.title}"` : ''}.`;
     },
@@ -36,7 +37,10 @@ export function searchNotesTool(db: Db): Tool<{ query?: string; limit?: number }
       const notes = listNotes(db, query?.trim() || undefined, limit ?? 5);
       if (notes.length === 0) return query ? `No notes match "${query}".` : 'There are no notes yet.';
       return notes
-        .map((n) => `#${n.id} ${n.title ? `${n.title} ` : ''}(${n.createdAt.slice(0, 10)}${n.tags.length ? `; tags: ${n.tags.join(', ')}` : ''})\n${n.content}`)
+        .map(
+          (n) =>
+            `#${n.id} ${n.title ? `${n.title} ` : ''}(${n.createdAt.slice(0, 10)}${n.tags.length ? `; tags: ${n.tags.join(', ')}` : ''})\n${n.content}`,
+        )
         .join('\n\n');
     },
   };

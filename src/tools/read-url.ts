@@ -41,7 +41,9 @@ export function toPage(fetched: Fetched): Page {
   if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === '') {
     return { url: fetched.url, title: '', text: text.trim() };
   }
-  throw new ToolError(`${fetched.url} is ${type}, which read_url cannot read; only web pages, plain text and JSON.`);
+  throw new ToolError(
+    `${fetched.url} is ${type}, which read_url cannot read; only web pages, plain text and JSON.`,
+  );
 }
 
 export async function readPage(url: string, options: SafeFetchOptions): Promise<Page> {
@@ -53,11 +55,16 @@ export function formatPage(page: Page, max = MAX_TEXT_CHARS): string {
   const header = [page.title, page.url].filter(Boolean).join('\n');
   const room = Math.max(0, max - header.length - 2);
   const cut = page.text.length > room;
-  const body = cut ? `${page.text.slice(0, room)}\n[… cut: ${page.text.length - room} more characters not shown]` : page.text;
+  const body = cut
+    ? `${page.text.slice(0, room)}\n[… cut: ${page.text.length - room} more characters not shown]`
+    : page.text;
   return `${header}\n\n${body}`;
 }
 
-export function readUrlTool(env: NodeJS.ProcessEnv = process.env, options: Omit<SafeFetchOptions, 'env' | 'signal'> = {}): Tool<{ url: string }> {
+export function readUrlTool(
+  env: NodeJS.ProcessEnv = process.env,
+  options: Omit<SafeFetchOptions, 'env' | 'signal'> = {},
+): Tool<{ url: string }> {
   return {
     name: 'read_url',
     description:

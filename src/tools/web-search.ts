@@ -12,7 +12,11 @@ export interface SearchResult {
 const braveResponse = z.object({
   web: z
     .object({
-      results: z.array(z.object({ title: z.string().default(''), url: z.string(), description: z.string().default('') })).default([]),
+      results: z
+        .array(
+          z.object({ title: z.string().default(''), url: z.string(), description: z.string().default('') }),
+        )
+        .default([]),
     })
     .optional(),
 });
@@ -53,10 +57,14 @@ export async function searchWeb(
     throw new ToolError(`Web search could not reach the search service: ${(error as Error).message}.`);
   }
   if (response.status === 401 || response.status === 403) {
-    throw new ToolError(`Web search was refused (${response.status}): the search key is invalid or not allowed. The user should check BRAVE_SEARCH_KEY.`);
+    throw new ToolError(
+      `Web search was refused (${response.status}): the search key is invalid or not allowed. The user should check BRAVE_SEARCH_KEY.`,
+    );
   }
   if (response.status === 429) {
-    throw new ToolError('Web search hit its rate limit (429). Wait before searching again, or answer from what you have.');
+    throw new ToolError(
+      'Web search hit its rate limit (429). Wait before searching again, or answer from what you have.',
+    );
   }
   if (!response.ok) throw new ToolError(`Web search failed with HTTP ${response.status}.`);
   const parsed = braveResponse.safeParse(await response.json().catch(() => undefined));

@@ -5,10 +5,33 @@ import { type HTMLElement, type Node, NodeType, parse } from 'node-html-parser';
 // out as text with a line break at every block boundary.
 
 const DROP_TAGS = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'video', 'audio',
-  'form', 'button', 'input', 'select', 'textarea', 'nav', 'footer', 'aside', 'dialog', 'menu', 'link', 'meta', 'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'video',
+  'audio',
+  'form',
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'nav',
+  'footer',
+  'aside',
+  'dialog',
+  'menu',
+  'link',
+  'meta',
+  'head',
 ]);
-const DROP_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|toolbar)$/i;
+const DROP_ROLES =
+  /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|toolbar)$/i;
 const UNLIKELY =
   /-ad-|^ad$|ad-break|adsense|advert|agegate|banner|breadcrumb|byline|combx|comment|community|cookie|consent|cover-wrap|disqus|extra|footer|gdpr|header|legends|masthead|menu|modal|newsletter|outbrain|pager|pagination|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|skip|skyscraper|social|sponsor|subscribe|supplemental|taboola|toolbar|trending|widget|yom-remote/i;
 const MAYBE = /and|article|body|column|content|main|shadow|story|text|post/i;
@@ -16,9 +39,41 @@ const POSITIVE = /article|body|content|entry|hentry|h-entry|main|page|pagination
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|byline|caption|combx|comment|com-|contact|credit|foot|footer|footnote|gallery|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|social|tags|tool|widget|newsletter|subscribe|recirc|signup/i;
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'blockquote', 'body', 'caption', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary',
-  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'blockquote',
+  'body',
+  'caption',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 const PROSE_TAGS = new Set(['p', 'pre', 'td', 'blockquote']);
 
@@ -69,8 +124,9 @@ function prune(e: HTMLElement, strict: boolean): void {
     const tag = tagOf(child);
     const role = child.getAttribute('role') ?? '';
     const names = classAndId(child);
+    // Some sites wrap the whole page in one <form>: only a form without prose is dropped.
     const drop =
-      DROP_TAGS.has(tag) ||
+      (DROP_TAGS.has(tag) && !(tag === 'form' && child.querySelectorAll('p').length >= 3)) ||
       isHidden(child) ||
       DROP_ROLES.test(role) ||
       (strict &&
@@ -87,23 +143,45 @@ function prune(e: HTMLElement, strict: boolean): void {
 
 function initialScore(e: HTMLElement): number {
   const base: Record<string, number> = {
-    div: 5, article: 8, main: 5, section: 3, pre: 3, td: 3, blockquote: 3,
-    address: -3, ol: -3, ul: -3, dl: -3, dd: -3, dt: -3, li: -3, form: -3,
-    h1: -5, h2: -5, h3: -5, h4: -5, h5: -5, h6: -5, th: -5,
+    div: 5,
+    article: 8,
+    main: 5,
+    section: 3,
+    pre: 3,
+    td: 3,
+    blockquote: 3,
+    address: -3,
+    ol: -3,
+    ul: -3,
+    dl: -3,
+    dd: -3,
+    dt: -3,
+    li: -3,
+    form: -3,
+    h1: -5,
+    h2: -5,
+    h3: -5,
+    h4: -5,
+    h5: -5,
+    h6: -5,
+    th: -5,
   };
   return (base[tagOf(e)] ?? 0) + classWeight(e);
 }
 
+/** The text of a container that is not inside any of its child blocks. */
+function ownText(e: HTMLElement): string {
+  let own = '';
+  for (const c of e.childNodes) {
+    if (isElement(c) && BLOCK_TAGS.has(tagOf(c))) continue;
+    own += ` ${c.textContent}`;
+  }
+  return own;
+}
+
 /** A div whose own text (not in child blocks) is prose counts as a paragraph. */
 function hasOwnProse(e: HTMLElement): boolean {
-  let own = 0;
-  for (const c of e.childNodes) {
-    if (isElement(c)) {
-      if (BLOCK_TAGS.has(tagOf(c))) continue;
-      own += textLength(c);
-    } else own += c.text.trim().length;
-  }
-  return own >= 25;
+  return ownText(e).replace(/\s+/g, ' ').trim().length >= 25;
 }
 
 function pickContent(body: HTMLElement): HTMLElement[] {
@@ -115,12 +193,18 @@ function pickContent(body: HTMLElement): HTMLElement[] {
   };
   for (const block of body.querySelectorAll('*')) {
     const tag = tagOf(block);
-    if (!PROSE_TAGS.has(tag) && !((tag === 'div' || tag === 'section') && hasOwnProse(block))) continue;
-    const text = block.textContent.replace(/\s+/g, ' ').trim();
+    // Loose text in a div is a paragraph of that div (Readability wraps it in a <p> of its own).
+    const loose = (tag === 'div' || tag === 'section' || tag === 'article') && hasOwnProse(block);
+    if (!PROSE_TAGS.has(tag) && !loose) continue;
+    const text = (loose ? ownText(block) : block.textContent).replace(/\s+/g, ' ').trim();
     if (text.length < 25) continue;
     const score = 1 + (text.match(/[,，、]/g)?.length ?? 0) + Math.min(Math.floor(text.length / 100), 3);
-    let ancestor = block.parentNode as HTMLElement | null;
-    for (let level = 0; ancestor && level < 5; level++, ancestor = ancestor.parentNode as HTMLElement | null) {
+    let ancestor = (loose ? block : block.parentNode) as HTMLElement | null;
+    for (
+      let level = 0;
+      ancestor && level < 5;
+      level++, ancestor = ancestor.parentNode as HTMLElement | null
+    ) {
       credit(ancestor, score / (level === 0 ? 1 : level === 1 ? 2 : level * 3));
     }
   }

@@ -57,7 +57,8 @@ export function parseIPv6(text: string): number[] | undefined {
   return parts.map((p) => Number.parseInt(p, 16));
 }
 
-const embeddedV4 = (g: number[], at: number) => `${g[at]! >> 8}.${g[at]! & 255}.${g[at + 1]! >> 8}.${g[at + 1]! & 255}`;
+const embeddedV4 = (g: number[], at: number) =>
+  `${g[at]! >> 8}.${g[at]! & 255}.${g[at + 1]! >> 8}.${g[at + 1]! & 255}`;
 
 export function classifyIPv6(text: string): string | undefined {
   const g = parseIPv6(text);
@@ -68,7 +69,8 @@ export function classifyIPv6(text: string): string | undefined {
   // Forms that carry an IPv4 address: judged by that address.
   if (zeroUpTo(5) && g[5] === 0xffff) return viaV4('IPv4-mapped', embeddedV4(g, 6));
   if (zeroUpTo(6)) return viaV4('IPv4-compatible', embeddedV4(g, 6));
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return viaV4('NAT64', embeddedV4(g, 6));
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+    return viaV4('NAT64', embeddedV4(g, 6));
   if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'local-use NAT64 (64:ff9b:1::/48)';
   if (g[0] === 0x2002) return viaV4('6to4', embeddedV4(g, 1));
   if ((g[0]! & 0xfe00) === 0xfc00) return 'unique local (fc00::/7)';

@@ -38,7 +38,8 @@ export function checkUrl(url: URL, allow: Set<string>): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ToolError(`Only http and https URLs can be read, not ${url.protocol}`);
   }
-  if (url.username || url.password) throw new ToolError('URLs with credentials (user:password@) are not fetched.');
+  if (url.username || url.password)
+    throw new ToolError('URLs with credentials (user:password@) are not fetched.');
   if (isAllowedHost(allow, url)) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const byName = classifyHostname(host);
@@ -55,7 +56,12 @@ export function checkUrl(url: URL, allow: Set<string>): void {
  * A dispatcher whose DNS hook checks every address a name resolves to and connects only to those it
  * checked, so a name that resolves to a private address (DNS rebinding included) is refused at connect time.
  */
-function guardedAgent(resolver: Resolver, checked: boolean, connectTimeoutMs: number, onRefused: (why: string) => void): Agent {
+function guardedAgent(
+  resolver: Resolver,
+  checked: boolean,
+  connectTimeoutMs: number,
+  onRefused: (why: string) => void,
+): Agent {
   return new Agent({
     connect: {
       timeout: connectTimeoutMs,
@@ -73,7 +79,8 @@ function guardedAgent(resolver: Resolver, checked: boolean, connectTimeoutMs: nu
                 }
               }
             }
-            if ((options as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+            if ((options as { all?: boolean }).all)
+              (callback as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
             else callback(null, addresses[0]!.address, addresses[0]!.family);
           })
           .catch((error: Error) => callback(error as NodeJS.ErrnoException, '', 0));
@@ -143,7 +150,8 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
       const { statusCode, headers, body } = response;
       if (statusCode >= 300 && statusCode < 400 && headers.location) {
         await body.dump();
-        if (hop >= maxRedirects) throw new ToolError(`Too many redirects (more than ${maxRedirects}) from ${input}.`);
+        if (hop >= maxRedirects)
+          throw new ToolError(`Too many redirects (more than ${maxRedirects}) from ${input}.`);
         url = new URL(String(headers.location), url);
         continue;
       }
@@ -154,7 +162,9 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
       } catch (error) {
         if (o.signal?.aborted) throw error;
         if (timeout.aborted) throw new ToolError(`Timed out reading ${url.href}.`);
-        throw new ToolError(`The connection to ${url.host} failed while reading: ${(error as Error).message}.`);
+        throw new ToolError(
+          `The connection to ${url.host} failed while reading: ${(error as Error).message}.`,
+        );
       }
     } finally {
       agent.close().catch(() => {});
