@@ -1,0 +1,191 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { extractHtml } from '../../src/tools/extract/html-to-text.js';
+import { safeFetch } from '../../src/tools/net/safe-fetch.js';
+import { formatPage, readUrlTool } from '../../src/tools/read-url.js';
+
+type Handler = Parameters<typeof createServer>[1];
+const servers: Server[] = [];
+
+async function serve(handler: Handler): Promise<{ port: number; base: string; hosts: string[] }> {
+  const hosts: string[] = [];
+  const server = createServer((req, res) => {
+    hosts.push(req.headers.host ?? '');
+    handler!(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { port, base: `http://127.0.0.1:${port}`, hosts };
+}
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+const allow = (port: number) => ({ AGENT_ALLOW_HOSTS: `127.0.0.1:${port}` });
+const signal = new AbortController().signal;
+
+const ARTICLE = `<!doctype html><html><head><title>Refund rules | Example</title><style>p{color:red}</style>
+<script>var tracking = "do not read me";</script></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<header class="site-header"><div class="menu">Products Pricing Blog</div></header>
+<article><h1>Refund rules</h1>
+<p>Support agents may refund up to $200 without approval, as long as the order is less than 90 days old.</p>
+<p>Larger refunds need a team lead, who should answer within one business day, or the request escalates.</p>
+<ul><li>Refunds go back to the original payment method.</li><li>Store credit is offered only on request.</li></ul>
+</article>
+<aside class="sidebar">Related: <a href="/x">Ten tips for refunds</a></aside>
+<footer>© 2026 Example Inc. All rights reserved.</footer></body></html>`;
+
+describe('HTML to text', () => {
+  it('keeps the main content with block boundaries as line breaks, drops scripts and boilerplate', () => {
+    const { title, text } = extractHtml(ARTICLE);
+    expect(title).toBe('Refund rules | Example');
+    expect(text.split('\n')).toEqual([
+      'Refund rules',
+      'Support agents may refund up to $200 without approval, as long as the order is less than 90 days old.',
+      'Larger refunds need a team lead, who should answer within one business day, or the request escalates.',
+      'Refunds go back to the original payment method.',
+      'Store credit is offered only on request.',
+    ]);
+  });
+
+  it('cuts at 8,000 characters with a marker', () => {
+    const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000) });
+    expect(out.length).toBeLessThan(8100);
+    expect(out.startsWith('T\nhttps://e.com/\n\n')).toBe(true);
+    expect(out).toMatch(/\[… cut: \d+ more characters not shown\]$/);
+  });
+});
+
+describe('read_url', () => {
+  it('reads an allowed page: title first, then the text', async () => {
+    const s = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE),
+    );
+    const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/refunds` }, { signal });
+    expect(out).toMatch(
+      /^Refund rules \| Example\nhttp:\/\/127\.0\.0\.1:\d+\/refunds\n\nRefund rules\nSupport agents may refund up to \$200/,
+    );
+    expect(out).not.toMatch(/tracking|Products Pricing|All rights reserved/);
+  });
+
+  it('refuses loopback unless allowed, before connecting', async () => {
+    const s = await serve((_req, res) => res.end('secret'));
+    await expect(readUrlTool({}).run({ url: `${s.base}/` }, { signal })).rejects.toThrow(
+      /Refused: 127\.0\.0\.1 is a non-public address \(loopback/,
+    );
+    expect(s.hosts).toEqual([]);
+  });
+
+  it('checks every redirect hop like the first, and stops after 5', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/to-metadata')
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      else if (req.url === '/to-localhost') res.writeHead(301, { location: 'http://localhost:1/' }).end();
+      else if (req.url?.startsWith('/loop'))
+        res.writeHead(302, { location: `/loop${Number(req.url.slice(5) || 0) + 1}` }).end();
+      else if (req.url === '/hop') res.writeHead(307, { location: '/final' }).end();
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('arrived');
+    });
+    const tool = readUrlTool(allow(s.port));
+    await expect(tool.run({ url: `${s.base}/to-metadata` }, { signal })).rejects.toThrow(
+      /169\.254\.169\.254 is a non-public address \(link-local/,
+    );
+    await expect(tool.run({ url: `${s.base}/to-localhost` }, { signal })).rejects.toThrow(
+      /localhost is a localhost name/,
+    );
+    await expect(tool.run({ url: `${s.base}/loop` }, { signal })).rejects.toThrow(
+      /Too many redirects \(more than 5\)/,
+    );
+    expect(s.hosts.filter(Boolean).length).toBe(2 + 6);
+    expect(await tool.run({ url: `${s.base}/hop` }, { signal })).toMatch(/\/final\n\narrived$/);
+  });
+
+  it('checks the resolved address at connect time and connects to the address it checked', async () => {
+    const s = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('wiki page'),
+    );
+    const resolver = async (host: string) => {
+      if (host === 'rebind.example.com')
+        return [
+          { address: '93.184.215.14', family: 4 },
+          { address: '10.0.0.7', family: 4 },
+        ];
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    await expect(safeFetch(`http://rebind.example.com:${s.port}/`, { resolver })).rejects.toThrow(
+      /rebind\.example\.com resolves to 10\.0\.0\.7, a non-public address \(private/,
+    );
+    await expect(safeFetch(`http://sneaky.example.com:${s.port}/`, { resolver })).rejects.toThrow(
+      /resolves to 127\.0\.0\.1/,
+    );
+    expect(s.hosts).toEqual([]);
+    // An allowed name is exempt: the connection goes where the resolver said, with the name as Host.
+    const page = await safeFetch(`http://wiki.corp:${s.port}/`, {
+      resolver,
+      env: { AGENT_ALLOW_HOSTS: `wiki.corp:${s.port}` },
+    });
+    expect(page.body.toString()).toBe('wiki page');
+    expect(s.hosts).toEqual([`wiki.corp:${s.port}`]);
+  });
+
+  it('stops reading at 512 KB instead of downloading the rest', async () => {
+    let written = 0;
+    let closed = false;
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        while (!closed && written < 50 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => {
+        closed = true;
+      });
+      pump();
+    });
+    const fetched = await safeFetch(`${s.base}/huge`, { env: allow(s.port) });
+    expect(fetched.body.length).toBe(512 * 1024);
+    expect(fetched.truncated).toBe(true);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(true);
+    expect(written).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('times out a server that never answers', async () => {
+    const s = await serve(() => {});
+    await expect(safeFetch(`${s.base}/`, { env: allow(s.port), totalTimeoutMs: 200 })).rejects.toThrow(
+      /Timed out/,
+    );
+  });
+
+  it('decodes the charset from the header or the meta tag, and refuses PDFs', async () => {
+    const latin1 = Buffer.from(
+      '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e is on the menu every day of the week.</p></body></html>',
+      'latin1',
+    );
+    const s = await serve((req, res) => {
+      if (req.url === '/pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4');
+      else if (req.url === '/json')
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(latin1);
+    });
+    const tool = readUrlTool(allow(s.port));
+    expect(await tool.run({ url: `${s.base}/` }, { signal })).toMatch(
+      /^Café\n.*\n\nCrème brûlée is on the menu/,
+    );
+    expect(await tool.run({ url: `${s.base}/json` }, { signal })).toMatch(/\{"ok":true\}$/);
+    await expect(tool.run({ url: `${s.base}/pdf` }, { signal })).rejects.toThrow(
+      /application\/pdf, which read_url cannot read/,
+    );
+  });
+});
