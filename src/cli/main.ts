@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AgentError } from '../errors.js';
+import { PROVIDERS } from '../providers/registry.js';
 
 // Only commander is loaded up front: each command imports what it needs (SDKs, HTML parser, SQLite)
 // when it runs, so `--help`, `--version` and `cost` start fast.
@@ -25,6 +26,33 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
     .exitOverride();
+
+  program
+    .command('chat')
+    .description('Chat with a model that can calculate, read web pages, search and save notes.')
+    .addOption(
+      new Option(
+        '--provider <name>',
+        'model provider (default: $AGENT_PROVIDER, else the first API key set)',
+      ).choices(PROVIDERS),
+    )
+    .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)')
+    .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
+    .option('-y, --yes', 'run tools that ask for confirmation without asking')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agent chat                                   interactive chat with the configured provider
+  printf 'What is 1234*5678?\\n' | agent chat    one answer per input line, for scripts
+  agent chat --provider ollama --model qwen3   a local model through Ollama
+
+In the chat: /help, /cost, /clear, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
+    )
+    .action(async (options, command: Command) => {
+      const { runChat } = await import('./commands/chat.js');
+      await runChat({ ...options, db: command.optsWithGlobals().db });
+    });
 
   program
     .command('cost')

@@ -1,0 +1,89 @@
+import type { LoopEvent } from '../loop/run-turn.js';
+import type { ToolCall } from '../types.js';
+import { type Style, styleFor } from './style.js';
+
+interface SpinnerLike {
+  start(text?: string): unknown;
+  stop(): unknown;
+  isSpinning: boolean;
+}
+
+/** A one-line, shortened view of a tool result for the trace. */
+export function summarize(text: string, max = 100): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Draws one turn: answer text streams to `out`; tool calls, results and notices go dimmed to `err`;
+ * a spinner (terminal only) runs while waiting for the model.
+ */
+export class TurnRenderer {
+  private atLineStart = true;
+  private readonly s: Style;
+  private readonly dimErr: Style;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly err: NodeJS.WriteStream,
+    private readonly spinner?: SpinnerLike,
+  ) {
+    this.s = styleFor(out);
+    this.dimErr = styleFor(err);
+  }
+
+  handle = (e: LoopEvent): void => {
+    switch (e.type) {
+      case 'modelCallStart':
+        this.spinner?.start(e.turn === 1 ? 'Thinking…' : 'Reading the results…');
+        break;
+      case 'text':
+        this.pause();
+        this.out.write(e.delta);
+        if (e.delta) this.atLineStart = e.delta.endsWith('\n');
+        break;
+      case 'toolRun':
+        this.pause();
+        this.trace(this.dimErr.dim(`  → ${e.call.name} ${JSON.stringify(e.input)}`));
+        this.spinner?.start(`Running ${e.call.name}…`);
+        break;
+      case 'toolResult':
+        this.pause();
+        this.trace(
+          e.result.isError
+            ? this.dimErr.red(`  ✗ ${e.call.name}: ${summarize(e.result.content, 160)}`)
+            : this.dimErr.dim(`  ← ${summarize(e.result.content)}`),
+        );
+        break;
+      case 'notice':
+        this.pause();
+        this.trace(this.dimErr.yellow(e.message));
+        break;
+    }
+  };
+
+  /** Stops the spinner so that a prompt or output can take the line. */
+  pause(): void {
+    if (this.spinner?.isSpinning) this.spinner.stop();
+  }
+
+  private trace(line: string): void {
+    // Traces and answer may share a terminal: never start a trace in the middle of an answer line.
+    if (!this.atLineStart && this.out.isTTY && this.err.isTTY) {
+      this.out.write('\n');
+      this.atLineStart = true;
+    }
+    this.err.write(`${line}\n`);
+  }
+
+  /** Ends the answer with exactly one newline. */
+  finish(): void {
+    this.pause();
+    if (!this.atLineStart) this.out.write('\n');
+    this.atLineStart = true;
+  }
+
+  describeCall(call: ToolCall, input: unknown): string {
+    return `${this.s.bold(call.name)} ${JSON.stringify(input)}`;
+  }
+}
