@@ -7,7 +7,7 @@ import type {
   MessageParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
-import { ProviderError } from '../errors.js';
+import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   AssistantPart,
@@ -205,8 +205,11 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
           }
         }
       } catch (error) {
+        if (request.signal?.aborted) throw new AbortedError();
         throw translateError(error, 'Anthropic', request.model);
       }
+      // An aborted stream may simply end: that is a cancellation, not a broken reply.
+      if (request.signal?.aborted) throw new AbortedError();
       if (!stopReason)
         throw new ProviderError('The Anthropic stream ended before the message was complete. Try again.');
       const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, s]) => s.part);

@@ -6,7 +6,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions.js';
-import { ProviderError } from '../errors.js';
+import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   Message,
@@ -170,8 +170,11 @@ export function createOpenAIChatProvider(options: {
           if (choice.finish_reason) finish = choice.finish_reason;
         }
       } catch (error) {
+        if (request.signal?.aborted) throw new AbortedError();
         throw translateError(error, vendor, request.model);
       }
+      // An aborted stream may simply end: that is a cancellation, not a broken reply.
+      if (request.signal?.aborted) throw new AbortedError();
       if (finish === undefined)
         throw new ProviderError(`The stream from ${vendor} ended before the reply was complete. Try again.`);
       const calls = assembler.finish();

@@ -5,7 +5,7 @@ import type {
   ResponseInputItem,
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses.js';
-import { ProviderError } from '../errors.js';
+import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   AssistantPart,
@@ -195,8 +195,11 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
           }
         }
       } catch (error) {
+        if (request.signal?.aborted) throw new AbortedError();
         throw translateError(error, 'OpenAI', request.model);
       }
+      // An aborted stream may simply end: that is a cancellation, not a broken reply.
+      if (request.signal?.aborted) throw new AbortedError();
       if (status === undefined)
         throw new ProviderError('The OpenAI stream ended before the response was complete. Try again.');
       const content = [...parts.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AbortedError } from '../../src/errors.js';
 import { runTurn } from '../../src/loop/run-turn.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { AssistantMessage, ProviderName, StreamEvent } from '../../src/types.js';
+import type { AssistantMessage, Message, ProviderName, StreamEvent } from '../../src/types.js';
 import { json, sse, startFakeServer } from '../support/fake-server.js';
+import { chatSse } from '../support/sse-builders.js';
 import { testTools } from '../support/test-tools.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
@@ -211,6 +213,28 @@ describe('openai (Responses API)', () => {
 });
 
 describe('openai-compatible (Chat Completions)', () => {
+  it('Ctrl-C mid-stream is a cancellation, not a broken reply, and leaves no history behind', async () => {
+    const partial = chatSse({ text: 'Hello there, this is a long answer' })
+      .split('\n\n')
+      .slice(0, 3)
+      .join('\n\n');
+    server.queue.push({ ...sse(partial), hang: true });
+    const controller = new AbortController();
+    const t = testTools();
+    const history: Message[] = [];
+    setTimeout(() => controller.abort(), 150);
+    await expect(
+      runTurn(history, 'hi', {
+        provider: await createProvider('openai-compatible'),
+        model: 'm',
+        registry: new ToolRegistry(t.tools),
+        maxTurns: 2,
+        signal: controller.signal,
+      }),
+    ).rejects.toBeInstanceOf(AbortedError);
+    expect(history).toEqual([]);
+  });
+
   it('reassembles tool_call fragments by index and sends tool messages back', async () => {
     server.queue.push(
       sse(fixture('openai-chat/parallel-tool-calls.sse')),

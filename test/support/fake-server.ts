@@ -12,6 +12,8 @@ export interface FakeResponse {
   status?: number;
   headers?: Record<string, string>;
   body: string;
+  /** Send the body, then keep the connection open without ending it (a stalled stream). */
+  hang?: boolean;
 }
 
 export type Responder = FakeResponse | ((req: RecordedRequest) => FakeResponse | Promise<FakeResponse>);
@@ -40,7 +42,8 @@ export async function startFakeServer(queue: Responder[] = []) {
       }
       const r = typeof next === 'function' ? await next(recorded) : next;
       res.writeHead(r.status ?? 200, r.headers ?? { 'content-type': 'text/event-stream' });
-      res.end(r.body);
+      if (r.hang) res.write(r.body);
+      else res.end(r.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,7 +52,11 @@ export async function startFakeServer(queue: Responder[] = []) {
     url: `http://127.0.0.1:${port}`,
     requests,
     queue,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
