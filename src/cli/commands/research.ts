@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { AgentError, errorMessage } from '../../errors.js';
+import { loadUserPrices } from '../../providers/price-file.js';
+import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
+import { contentDirectory } from '../../research/documents.js';
+import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
+import { openStore } from '../../store/open.js';
+import {
+  citationSummary,
+  ResearchRenderer,
+  sourceList,
+  toJson,
+  toMarkdown,
+  usageLine,
+} from '../research-render.js';
+import { styleFor } from '../style.js';
+
+export interface ResearchCommandOptions {
+  provider?: string;
+  smallModel?: string;
+  largeModel?: string;
+  content?: string;
+  out?: string;
+  json?: boolean;
+  extractive?: boolean;
+  db?: string;
+}
+
+/** The models for a research run, or undefined for extractive mode (no provider, or --extractive). */
+export async function researchModels(
+  o: Pick<ResearchCommandOptions, 'provider' | 'smallModel' | 'largeModel' | 'extractive'>,
+): Promise<ModelSetup | undefined> {
+  if (o.extractive) return undefined;
+  const name = resolveProviderName(o.provider);
+  if (!name) return undefined;
+  return {
+    provider: await createProvider(name),
+    smallModel: resolveModel(name, 'small', o.smallModel),
+    largeModel: resolveModel(name, 'large', o.largeModel),
+  };
+}
+
+/** Writes next to the target and renames, so a failure (a full disk) never leaves half a report. */
+export function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (error) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw new AgentError(`Could not write ${path}: ${errorMessage(error)}`);
+  }
+}
+
+export async function runResearchCommand(
+  question: string,
+  o: ResearchCommandOptions,
+): Promise<ResearchResult> {
+  if (!question.trim())
+    throw new AgentError(
+      'Ask a question, for example: agent research "How much can a support agent refund?"',
+    );
+  const contentDir = contentDirectory(o.content);
+  const models = await researchModels(o);
+  const userPrices = models ? loadUserPrices() : {};
+  const db = openStore(o.db);
+  const tty = Boolean(process.stderr.isTTY);
+  const spinner =
+    tty && !o.json
+      ? (await import('ora')).default({ stream: process.stderr, discardStdin: false })
+      : undefined;
+  const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  let result: ResearchResult;
+  try {
+    result = await runResearch({
+      question,
+      db,
+      contentDir,
+      env: process.env,
+      models,
+      runId: randomUUID(),
+      userPrices,
+      signal: controller.signal,
+      onEvent: renderer.handle,
+    });
+  } finally {
+    renderer.finishProgress();
+    process.off('SIGINT', onSigint);
+    db.close();
+  }
+
+  if (o.out) writeFileAtomic(o.out, toMarkdown(result));
+  if (o.json) {
+    process.stdout.write(`${toJson(result)}\n`);
+    return result;
+  }
+  const out = styleFor(process.stdout);
+  const err = styleFor(process.stderr);
+  if (!renderer.answerShown) {
+    if (result.mode === 'extractive')
+      process.stdout.write(
+        `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
+      );
+    process.stdout.write(result.answer);
+  }
+  process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
+  process.stderr.write(
+    `\n${citationSummary(result)
+      .map((l) => err.dim(l))
+      .join('\n')}\n`,
+  );
+  process.stderr.write(`${err.dim(usageLine(result))}\n`);
+  if (o.out) process.stderr.write(err.dim(`Report written to ${o.out}\n`));
+  return result;
+}
