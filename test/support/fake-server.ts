@@ -19,7 +19,7 @@ export interface FakeResponse {
 export type Responder = FakeResponse | ((req: RecordedRequest) => FakeResponse | Promise<FakeResponse>);
 
 /** A loopback HTTP server that answers from a queue and records every request it was sent. */
-export async function startFakeServer(queue: Responder[] = []) {
+export async function startFakeServer(queue: Responder[] = [], fallback?: Responder) {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -33,7 +33,7 @@ export async function startFakeServer(queue: Responder[] = []) {
       } catch {}
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       requests.push(recorded);
-      const next = queue.shift();
+      const next = queue.shift() ?? fallback;
       if (!next) {
         res
           .writeHead(500, { 'content-type': 'application/json' })
