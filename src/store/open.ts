@@ -20,9 +20,10 @@ export function openStore(path: string = defaultDatabasePath()): Db {
     );
   }
   try {
-    // WAL lets a reader and a writer work at once; the busy timeout makes a second writer wait, not fail.
-    db.pragma('journal_mode = WAL');
+    // The busy timeout comes first, so that even switching to WAL waits for another process instead of
+    // failing. WAL lets a reader and a writer work at once.
     db.pragma('busy_timeout = 5000');
+    enableWal(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db);
@@ -44,4 +45,21 @@ function makeParents(dir: string): void {
   const parent = dirname(dir);
   if (parent !== dir) makeParents(parent);
   mkdirSync(dir);
+}
+
+/**
+ * SQLite answers "database is locked" at once, without waiting on the busy timeout, when two processes
+ * switch a new file to WAL together; so this one step is retried by hand.
+ */
+function enableWal(db: Db): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 100) throw error;
+      Atomics.wait(pause, 0, 0, 20 + Math.random() * 30);
+    }
+  }
 }

@@ -15,7 +15,10 @@ function contentDir(): string {
     join(dir, 'policies', 'refunds.md'),
     '# Refunds\n\nA support agent can refund up to $200 without approval.\nRefunds above $200 need a team lead.\n',
   );
-  writeFileSync(join(dir, 'policies', 'travel.md'), '# Travel\n\nTrains are preferred for journeys under 500 km.\n');
+  writeFileSync(
+    join(dir, 'policies', 'travel.md'),
+    '# Travel\n\nTrains are preferred for journeys under 500 km.\n',
+  );
   writeFileSync(join(dir, 'notes.txt'), 'Office plants\nThe office plants are watered on Mondays.\n');
   return dir;
 }
@@ -28,7 +31,10 @@ const saved = { ...process.env };
 
 const userText = (req: RecordedRequest) => {
   const body = req.body as any;
-  return body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content).join('\n');
+  return body.messages
+    .filter((m: any) => m.role === 'user')
+    .map((m: any) => m.content)
+    .join('\n');
 };
 
 /** The scripted model: it answers by step, which it recognises from the prompt. */
@@ -73,15 +79,26 @@ beforeEach(async () => {
     if (url.pathname === '/search') {
       const q = url.searchParams.get('q');
       const page = q === 'refund law' ? '/law' : '/broken';
-      return json(200, { web: { results: [{ title: `Result for ${q}`, url: `${server.url}${page}`, description: `Snippet about ${q}` }] } });
+      return json(200, {
+        web: {
+          results: [
+            { title: `Result for ${q}`, url: `${server.url}${page}`, description: `Snippet about ${q}` },
+          ],
+        },
+      });
     }
     if (url.pathname === '/law') {
-      return { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Consumer law</title></head><body><p>Consumers may return goods within 14 days of delivery, for any reason at all.</p></body></html>' };
+      return {
+        headers: { 'content-type': 'text/html' },
+        body: '<html><head><title>Consumer law</title></head><body><p>Consumers may return goods within 14 days of delivery, for any reason at all.</p></body></html>',
+      };
     }
-    if (url.pathname === '/broken') return { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' };
+    if (url.pathname === '/broken')
+      return { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' };
     return model(req);
   });
-  for (const k of Object.keys(process.env)) if (/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_)/.test(k)) delete process.env[k];
+  for (const k of Object.keys(process.env))
+    if (/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_)/.test(k)) delete process.env[k];
   process.env.OPENAI_BASE_URL = `${server.url}/v1`;
 });
 
@@ -106,16 +123,29 @@ describe('research chain with a model', () => {
       db,
       contentDir: dir,
       env: env(),
-      models: { provider: await createProvider('openai-compatible'), smallModel: 'small-m', largeModel: 'large-m' },
+      models: {
+        provider: await createProvider('openai-compatible'),
+        smallModel: 'small-m',
+        largeModel: 'large-m',
+      },
       runId: 'run-1',
       onEvent: (e) => events.push(e),
     });
 
     expect(events.filter((e) => e.type === 'step').map((e) => (e as { name: string }).name)).toEqual([
-      'index', 'plan', 'sources', 'extract', 'write',
+      'index',
+      'plan',
+      'sources',
+      'extract',
+      'write',
     ]);
     expect(modelCalls.map((c) => `${c.kind}:${c.model}`)).toEqual([
-      'plan:small-m', 'plan:small-m', 'extract:large-m', 'extract:large-m', 'extract:large-m', 'write:large-m',
+      'plan:small-m',
+      'plan:small-m',
+      'extract:large-m',
+      'extract:large-m',
+      'extract:large-m',
+      'write:large-m',
     ]);
     expect(maxInFlight).toBe(3);
 
@@ -127,7 +157,9 @@ describe('research chain with a model', () => {
     ]);
     expect(result.sources[0]!.location).toBe(join(dir, 'policies', 'refunds.md'));
     expect(result.reports.find((r) => r.status === 'snippet')?.detail).toMatch(/HTTP 503/);
-    expect(events.some((e) => e.type === 'notice' && /unknown documents.*policies\/unknown/.test(e.message))).toBe(true);
+    expect(
+      events.some((e) => e.type === 'notice' && /unknown documents.*policies\/unknown/.test(e.message)),
+    ).toBe(true);
 
     // The same numbers reach every later step.
     const extractPrompts = server.requests
@@ -144,14 +176,21 @@ describe('research chain with a model', () => {
     expect(retry.messages.at(-1).content).toMatch(/could not be used: the reply contains no JSON object/);
 
     expect(result.answer).toMatch(/^Agents may refund up to \$200/);
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe(result.answer);
+    expect(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => (e as { delta: string }).delta)
+        .join(''),
+    ).toBe(result.answer);
     expect(result.citations).toEqual({
       cited: [1, 2, 3, 7],
       dangling: [7],
       uncited: ['Larger refunds are reviewed weekly by the team in charge of them.'],
     });
 
-    const rows = db.prepare('SELECT step, model FROM usage_ledger WHERE run_id = ? ORDER BY id').all('run-1') as { step: string }[];
+    const rows = db
+      .prepare('SELECT step, model FROM usage_ledger WHERE run_id = ? ORDER BY id')
+      .all('run-1') as { step: string }[];
     expect(rows.map((r) => r.step)).toEqual(['plan', 'plan', 'extract', 'extract', 'extract', 'write']);
     expect(result.usage.calls).toBe(6);
     expect(result.usage.inputTokens).toBe(600);
@@ -165,12 +204,18 @@ describe('research chain with a model', () => {
       db,
       contentDir: contentDir(),
       env: {},
-      models: { provider: await createProvider('openai-compatible'), smallModel: 'small-m', largeModel: 'large-m' },
+      models: {
+        provider: await createProvider('openai-compatible'),
+        smallModel: 'small-m',
+        largeModel: 'large-m',
+      },
       onEvent: (e) => events.push(e),
     });
     expect(server.requests.some((r) => r.url.startsWith('/search'))).toBe(false);
     expect(result.sources.map((s) => s.kind)).toEqual(['document']);
-    expect(events.filter((e) => e.type === 'notice' && /Web searches skipped/.test(e.message))).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'notice' && /Web searches skipped/.test(e.message))).toHaveLength(
+      1,
+    );
     expect(result.reports.filter((r) => r.status === 'skipped')).toHaveLength(2);
   });
 
@@ -195,7 +240,7 @@ describe('research chain with a model', () => {
     expect(events.some((e) => e.type === 'text')).toBe(false);
   });
 
-  it('stops with the model\'s words when the plan fails twice', async () => {
+  it("stops with the model's words when the plan fails twice", async () => {
     server.queue.push(sse(chatSse({ text: 'No.' })), sse(chatSse({ text: '{"documents": "all of them"}' })));
     await expect(
       runResearch({
@@ -205,7 +250,9 @@ describe('research chain with a model', () => {
         env: {},
         models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
       }),
-    ).rejects.toThrow(/did not return a usable plan \(documents: .*\)\. Its reply: \{"documents": "all of them"\}/);
+    ).rejects.toThrow(
+      /did not return a usable plan \(documents: .*\)\. Its reply: \{"documents": "all of them"\}/,
+    );
   });
 });
 
@@ -213,10 +260,22 @@ describe('extractive mode (no model)', () => {
   it('answers from the best sentences of the local documents, cited, with no model call', async () => {
     const db = openStore(':memory:');
     const dir = contentDir();
-    const result = await runResearch({ question: 'How much can a support agent refund without approval?', db, contentDir: dir, env: {} });
+    const result = await runResearch({
+      question: 'How much can a support agent refund without approval?',
+      db,
+      contentDir: dir,
+      env: {},
+    });
     expect(result.mode).toBe('extractive');
-    expect(result.answer.split('\n')[0]).toBe('- A support agent can refund up to $200 without approval. [1]');
-    expect(result.sources[0]).toMatchObject({ n: 1, slug: 'policies/refunds', title: 'Refunds', location: join(dir, 'policies', 'refunds.md') });
+    expect(result.answer.split('\n')[0]).toBe(
+      '- A support agent can refund up to $200 without approval. [1]',
+    );
+    expect(result.sources[0]).toMatchObject({
+      n: 1,
+      slug: 'policies/refunds',
+      title: 'Refunds',
+      location: join(dir, 'policies', 'refunds.md'),
+    });
     expect(result.citations.dangling).toEqual([]);
     expect(result.usage.calls).toBe(0);
     expect(server.requests).toHaveLength(0);

@@ -37,6 +37,16 @@ describe('migrations', () => {
       'cost_usd',
     ]);
     expect(columns(db, 'notes')).toEqual(['id', 'content', 'title', 'tags', 'created_at']);
+    expect(columns(db, 'documents')).toEqual([
+      'id',
+      'root',
+      'slug',
+      'path',
+      'title',
+      'body',
+      'mtime_ms',
+      'size',
+    ]);
     const fts = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'notes_fts'").get() as { sql: string };
     expect(fts.sql).toMatch(/USING fts5/i);
   });
