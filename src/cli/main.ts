@@ -39,6 +39,10 @@ export function buildProgram(): Command {
     .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)')
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
     .option('-y, --yes', 'run tools that ask for confirmation without asking')
+    .option(
+      '--content <dir>',
+      'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',
+    )
     .addHelpText(
       'after',
       `

@@ -58,10 +58,12 @@ export function resolveModel(
   role: keyof ModelDefaults,
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  /** Used only when the provider has no default (a chat's own model, for /research). */
+  fallback?: string,
 ): string {
   const variable = { chat: 'AGENT_MODEL', small: 'AGENT_SMALL_MODEL', large: 'AGENT_LARGE_MODEL' }[role];
   const fromEnv = env[variable] || (role !== 'chat' ? env.AGENT_MODEL : undefined);
-  const model = flag || fromEnv || DEFAULT_MODELS[provider]?.[role];
+  const model = flag || fromEnv || DEFAULT_MODELS[provider]?.[role] || fallback;
   if (!model) {
     const option = { chat: '--model', small: '--small-model', large: '--large-model' }[role];
     throw new ConfigError(

@@ -1,27 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
+import type ora from 'ora';
 import { ChatSession } from '../../chat/session.js';
 import { chatSystemPrompt } from '../../chat/system-prompt.js';
 import { AbortedError, AgentError, ConfigError, errorMessage } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
+import type { Price } from '../../providers/prices.js';
 import {
   createProvider,
   NO_PROVIDER_MESSAGE,
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
+import { contentDirectory } from '../../research/documents.js';
+import { type ModelSetup, runResearch } from '../../research/pipeline.js';
 import { runTotals } from '../../store/ledger.js';
 import { type Db, openStore } from '../../store/open.js';
 import { buildChatTools } from '../../tools/index.js';
 import type { ToolCall } from '../../types.js';
 import { TurnRenderer } from '../chat-render.js';
+import { ResearchRenderer, sourceList } from '../research-render.js';
 import { formatInt, formatUsd, styleFor } from '../style.js';
+import { printResearch } from './research.js';
 
 export interface ChatOptions {
   provider?: string;
   model?: string;
   maxTurns: number;
   yes?: boolean;
+  content?: string;
   db?: string;
 }
 
@@ -29,6 +36,8 @@ const HELP = `Commands:
   /help     this list
   /cost     tokens and dollars spent in this session
   /clear    forget the conversation so far
+  /research <question>
+            run the cited research chain (documents and web) and show its answer
   /exit     leave (also Ctrl-D, or Ctrl-C at an empty prompt)
 Ctrl-C while the model is working cancels that turn; the chat stays open.`;
 
@@ -37,6 +46,9 @@ interface Chat {
   db: Db;
   options: ChatOptions;
   label: string;
+  research: ModelSetup;
+  userPrices: Record<string, Price>;
+  spinner?: ReturnType<typeof ora>;
 }
 
 export async function runChat(options: ChatOptions): Promise<void> {
@@ -59,7 +71,12 @@ export async function runChat(options: ChatOptions): Promise<void> {
       runId: randomUUID(),
       userPrices,
     });
-    const chat: Chat = { session, db, options, label: `${providerName} ${model}` };
+    const research: ModelSetup = {
+      provider,
+      smallModel: resolveModel(providerName, 'small', undefined, process.env, model),
+      largeModel: resolveModel(providerName, 'large', undefined, process.env, model),
+    };
+    const chat: Chat = { session, db, options, label: `${providerName} ${model}`, research, userPrices };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);
   } finally {
@@ -81,8 +98,13 @@ function costLine(chat: Chat): string {
   );
 }
 
-/** Slash commands; returns false when the chat should end. */
-function slash(chat: Chat, line: string, write: (s: string) => void): boolean {
+/** Slash commands; resolves false when the chat should end. */
+async function slash(
+  chat: Chat,
+  line: string,
+  write: (s: string) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
   const [command] = line.split(/\s+/, 1);
   switch (command) {
     case '/exit':
@@ -98,10 +120,46 @@ function slash(chat: Chat, line: string, write: (s: string) => void): boolean {
       chat.session.clear();
       write('Conversation cleared.');
       break;
+    case '/research':
+      await researchInChat(chat, line.slice(command.length).trim(), signal);
+      break;
     default:
       write(`Unknown command ${command}. Try /help.`);
   }
   return true;
+}
+
+/**
+ * The research chain inside a chat: its calls are recorded under the session, so /cost includes them;
+ * only a finished run enters the conversation, so a failure leaves the history as it was.
+ */
+async function researchInChat(chat: Chat, question: string, signal: AbortSignal): Promise<void> {
+  if (!question) {
+    process.stdout.write('Usage: /research <question>\n');
+    return;
+  }
+  const renderer = new ResearchRenderer(chat.spinner, Boolean(process.stdout.isTTY));
+  let result: Awaited<ReturnType<typeof runResearch>>;
+  try {
+    result = await runResearch({
+      question,
+      db: chat.db,
+      contentDir: contentDirectory(chat.options.content),
+      env: process.env,
+      models: chat.research,
+      runId: chat.session.runId,
+      userPrices: chat.userPrices,
+      signal,
+      onEvent: renderer.handle,
+    });
+  } finally {
+    renderer.finishProgress();
+  }
+  printResearch(result, renderer.answerShown);
+  chat.session.remember(
+    `Research this question: ${question}`,
+    `${result.answer}\n\nSources:\n${sourceList(result)}`,
+  );
 }
 
 async function interactive(chat: Chat): Promise<void> {
@@ -133,12 +191,18 @@ async function interactive(chat: Chat): Promise<void> {
     if (line === null) break;
     const text = line.trim();
     if (!text) continue;
+    busy = new AbortController();
     if (text.startsWith('/')) {
-      if (!slash(chat, text, (out) => process.stdout.write(`${out}\n`))) break;
+      try {
+        if (!(await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
+      } catch (error) {
+        reportTurnError(error);
+      } finally {
+        busy = undefined;
+      }
       continue;
     }
     const renderer = new TurnRenderer(process.stdout, process.stderr, spinner);
-    busy = new AbortController();
     const confirm = async (call: ToolCall, input: unknown) => {
       renderer.pause();
       const answer = await ask(rl, `Run ${renderer.describeCall(call, input)}? [y/N] `);
@@ -158,6 +222,14 @@ async function interactive(chat: Chat): Promise<void> {
   }
   rl.close();
   process.stdout.write('\n');
+}
+
+function reportTurnError(error: unknown): void {
+  if (error instanceof AbortedError) {
+    process.stderr.write(
+      styleFor(process.stderr).dim('(cancelled; the conversation is as it was before this message)\n'),
+    );
+  } else process.stderr.write(`${styleFor(process.stderr).red(`agent: ${errorMessage(error)}`)}\n`);
 }
 
 function ask(rl: Interface, prompt: string): Promise<string | null> {
@@ -190,12 +262,18 @@ async function piped(chat: Chat): Promise<void> {
     for await (const raw of rl) {
       const text = raw.trim();
       if (!text) continue;
+      busy = new AbortController();
       if (text.startsWith('/')) {
-        if (!slash(chat, text, (out) => process.stdout.write(`${out}\n`))) break;
+        const go = await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
+          (error) => {
+            throw error instanceof AgentError ? error : new AgentError(errorMessage(error), { cause: error });
+          },
+        );
+        busy = undefined;
+        if (!go) break;
         continue;
       }
       const renderer = new TurnRenderer(process.stdout, process.stderr);
-      busy = new AbortController();
       try {
         await chat.session.send(text, { signal: busy.signal, onEvent: renderer.handle });
         renderer.finish();

@@ -100,13 +100,21 @@ export async function runResearchCommand(
     process.stdout.write(`${toJson(result)}\n`);
     return result;
   }
+  printResearch(result, renderer.answerShown);
+  if (o.out) process.stderr.write(styleFor(process.stderr).dim(`Report written to ${o.out}\n`));
+  return result;
+}
+
+/** The answer (unless it was streamed already) and source list on stdout; the checks on stderr. */
+export function printResearch(result: ResearchResult, answerShown: boolean): void {
   const out = styleFor(process.stdout);
   const err = styleFor(process.stderr);
-  if (!renderer.answerShown) {
-    if (result.mode === 'extractive')
+  if (!answerShown) {
+    if (result.mode === 'extractive') {
       process.stdout.write(
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
+    }
     process.stdout.write(result.answer);
   }
   process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
@@ -116,6 +124,4 @@ export async function runResearchCommand(
       .join('\n')}\n`,
   );
   process.stderr.write(`${err.dim(usageLine(result))}\n`);
-  if (o.out) process.stderr.write(err.dim(`Report written to ${o.out}\n`));
-  return result;
 }

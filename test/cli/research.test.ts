@@ -1,0 +1,126 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT, runCli, tempDb } from '../support/cli.js';
+import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { chatSse } from '../support/sse-builders.js';
+
+const QUESTION = 'How much can a support agent refund without approval?';
+
+describe('agent research without a key (the README quick start)', () => {
+  it('answers from the bundled documents, cites policies/refunds, and says no model was used', async () => {
+    const r = await runCli(['research', QUESTION], { env: { AGENT_DB: tempDb() } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^No model was used \(extractive mode\)/);
+    expect(r.stdout).toMatch(
+      /^- A support agent can refund up to \$200 per order without approval\. \[1\]$/m,
+    );
+    expect(r.stdout).toContain(`[1] Refunds Policy — ${join(ROOT, 'content', 'policies', 'refunds.md')}`);
+    expect(r.stderr).toMatch(/Extractive mode: no model was used/);
+  });
+
+  it('prints the documented JSON', async () => {
+    const r = await runCli(['research', '--json', QUESTION], { env: { AGENT_DB: tempDb() } });
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(['question', 'mode', 'answer', 'sources', 'citations', 'usage']);
+    expect(out).toMatchObject({ question: QUESTION, mode: 'extractive' });
+    expect(out.sources[0]).toEqual({
+      n: 1,
+      title: 'Refunds Policy',
+      location: join(ROOT, 'content', 'policies', 'refunds.md'),
+      kind: 'document',
+    });
+    expect(out.citations.dangling).toEqual([]);
+  });
+
+  it('refuses a missing content folder with one line, exit 2', async () => {
+    const r = await runCli(['research', '--content', '/no/such/dir', 'anything'], {
+      env: { AGENT_DB: tempDb() },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^agent: The content folder \/no\/such\/dir does not exist/);
+  });
+});
+
+describe('agent research with a model', () => {
+  let server: Awaited<ReturnType<typeof startFakeServer>>;
+  const script = (req: RecordedRequest) => {
+    const body = req.body as any;
+    const system = body.messages[0].content as string;
+    if (system.includes('You plan research'))
+      return sse(
+        chatSse({ text: '{"documents": ["policies/refunds", "support/escalation"], "searches": []}' }),
+      );
+    if (system.includes('You extract facts'))
+      return sse(chatSse({ text: '- Agents can refund up to $200 without approval.' }));
+    if (system.includes('You write the answer'))
+      return sse(chatSse({ text: 'A support agent can refund up to $200 without approval [1][2].' }));
+    return sse(chatSse({ text: 'Noted.' }));
+  };
+  beforeEach(async () => {
+    server = await startFakeServer([], script);
+  });
+  afterEach(() => server.close());
+
+  it('streams nothing on a pipe but prints the answer and sources on stdout, progress on stderr, and writes --out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-out-'));
+    const out = join(dir, 'report.md');
+    const db = tempDb();
+    const r = await runCli(
+      [
+        'research',
+        QUESTION,
+        '--provider',
+        'openai-compatible',
+        '--small-model',
+        's',
+        '--large-model',
+        'l',
+        '--out',
+        out,
+      ],
+      {
+        env: { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db },
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^A support agent can refund up to \$200 without approval \[1\]\[2\]\.\n\nSources\n\[1\] Refunds Policy — .*refunds\.md\n\[2\] Support Escalation Procedure — .*escalation\.md\n$/,
+    );
+    expect(r.stderr).toMatch(/· Planning \(small model\)[\s\S]*· Writing the answer/);
+    expect(r.stderr).toMatch(/✓ \[1\] policies\/refunds/);
+    expect(r.stderr).toMatch(/Citations check out: 2 source\(s\) cited/);
+    expect(r.stderr).toMatch(/4 model calls · 400 input, 0 cache read, 80 output tokens · unknown/);
+    const report = readFileSync(out, 'utf8');
+    expect(report).toMatch(
+      /^# How much can a support agent refund without approval\?\n\nA support agent can refund/,
+    );
+    expect(report).toMatch(/## Sources\n\n1\. Refunds Policy — `.*refunds\.md`\n2\. Support Escalation/);
+    expect(existsSync(`${out}.${process.pid}.tmp`)).toBe(false);
+
+    const cost = JSON.parse(
+      (await runCli(['cost', '--by', 'command', '--json'], { env: { AGENT_DB: db } })).stdout,
+    );
+    expect(cost.rows).toEqual([expect.objectContaining({ key: 'research', calls: 4 })]);
+  });
+
+  it('/research inside chat: cost in /cost, the answer joins the conversation', async () => {
+    const db = tempDb();
+    const r = await runCli(['chat', '--provider', 'openai-compatible', '--model', 'c'], {
+      env: { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db },
+      input: `/research ${QUESTION}\n/cost\nThanks\n`,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /A support agent can refund up to \$200 without approval \[1\]\[2\]\.\n\nSources\n\[1\] Refunds Policy/,
+    );
+    expect(r.stdout).toMatch(/This session: 4 model call\(s\)/);
+    expect(r.stdout).toMatch(/Noted\.\n$/);
+    const last = server.requests.at(-1)!.body as any;
+    expect(last.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(last.messages[2].content).toMatch(
+      /\$200 without approval \[1\]\[2\]\.\n\nSources:\n\[1\] Refunds Policy/,
+    );
+  });
+});
