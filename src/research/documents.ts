@@ -151,8 +151,10 @@ export function searchDocuments(db: Db, root: string, query: string, limit = 5):
   const match = terms.map((t) => `"${t.replace(/"/g, '')}"`).join(' OR ');
   return db
     .prepare(
+      // CROSS JOIN keeps the full-text index as the outer loop; otherwise SQLite may walk every
+      // document of the folder and run the MATCH once per row.
       `SELECT d.slug, d.title, d.path, -bm25(documents_fts, 5.0, 1.0) AS score
-       FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
+       FROM documents_fts CROSS JOIN documents d ON d.id = documents_fts.rowid
        WHERE documents_fts MATCH ? AND d.root = ? ORDER BY bm25(documents_fts, 5.0, 1.0) LIMIT ?`,
     )
     .all(match, root, limit) as SearchHit[];
