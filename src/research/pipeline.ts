@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import type { Price } from '../providers/prices.js';
-import { recordCall } from '../store/ledger.js';
+import { type CostRow, recordCall } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import { addUsage, emptyUsage, type Message, type Provider, type Usage } from '../types.js';
 import { type CitationCheck, checkCitations } from './citations.js';
@@ -20,15 +20,8 @@ export type ResearchEvent =
   | { type: 'source'; report: SourceReport }
   | { type: 'notice'; message: string };
 
-export interface RunUsage {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  costUsd: number | null;
-}
+/** The run's own totals, in the ledger report's terms; costUsd is null when any call had no known price. */
+export type RunUsage = Omit<CostRow, 'key' | 'unpricedCalls'>;
 
 export interface ResearchResult {
   question: string;
