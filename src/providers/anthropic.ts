@@ -189,8 +189,15 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
             }
             case 'message_delta': {
               stopReason = mapAnthropicStopReason(event.delta.stop_reason);
-              // The final counts: output always, input and cache fields when the server sends them again.
-              const u = event.usage;
+              // The final counts: output always, input and cache fields when the server sends them again,
+              // and the sum of every iteration when the server ran several.
+              const u = event.usage as typeof event.usage & {
+                iterations?: Parameters<typeof fromAnthropicUsage>[0][];
+              };
+              if (u.iterations?.length) {
+                usage = fromAnthropicUsage(u);
+                break;
+              }
               usage = {
                 ...usage,
                 output: u.output_tokens ?? usage.output,

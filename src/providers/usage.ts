@@ -1,4 +1,4 @@
-import type { Usage } from '../types.js';
+import { addUsage, type Usage } from '../types.js';
 
 // Each vendor counts tokens differently; these turn their counts into buckets that never overlap.
 
@@ -9,8 +9,16 @@ interface AnthropicUsageLike {
   cache_creation_input_tokens?: number | null;
 }
 
-/** Anthropic's `input_tokens` already excludes cache reads and writes. */
-export function fromAnthropicUsage(u: AnthropicUsageLike): Usage {
+/**
+ * Anthropic's `input_tokens` already excludes cache reads and writes. When the server ran several
+ * iterations in one call (compaction, server tools), `iterations` lists each one and the bill is their sum.
+ */
+export function fromAnthropicUsage(
+  u: AnthropicUsageLike & { iterations?: AnthropicUsageLike[] | null },
+): Usage {
+  if (u.iterations?.length) {
+    return u.iterations.map((i) => fromAnthropicUsage(i)).reduce(addUsage);
+  }
   return {
     input: u.input_tokens ?? 0,
     cacheRead: u.cache_read_input_tokens ?? 0,

@@ -17,6 +17,25 @@ describe('usage normalisation', () => {
     ).toEqual({ input: 12, cacheRead: 1111, cacheWrite: 418, output: 90, reasoning: 0 });
   });
 
+  it('Anthropic calls with several server iterations are billed as their sum', () => {
+    expect(
+      fromAnthropicUsage({
+        input_tokens: 181,
+        cache_read_input_tokens: 0,
+        output_tokens: 8,
+        iterations: [
+          {
+            input_tokens: 100,
+            output_tokens: 83,
+            cache_read_input_tokens: 55096,
+            cache_creation_input_tokens: 0,
+          },
+          { input_tokens: 181, output_tokens: 8, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        ],
+      }),
+    ).toEqual({ input: 281, cacheRead: 55096, cacheWrite: 0, output: 91, reasoning: 0 });
+  });
+
   it('OpenAI Responses input_tokens includes cached_tokens, output includes reasoning', () => {
     expect(
       fromOpenAIResponsesUsage({
