@@ -15,6 +15,7 @@ const STEP_LABEL: Record<ResearchStep, string> = {
 interface SpinnerLike {
   start(text?: string): unknown;
   succeed(text?: string): unknown;
+  fail(text?: string): unknown;
   stop(): unknown;
   isSpinning: boolean;
   text: string;
@@ -65,8 +66,11 @@ export class ResearchRenderer {
     if (spinning) this.spinner!.start(label);
   }
 
-  finishProgress(): void {
-    if (this.spinner?.isSpinning) this.spinner.succeed();
+  /** Ends the spinner: a tick when the run finished, a cross on the step that failed or was cancelled. */
+  finishProgress(ok = true): void {
+    if (!this.spinner?.isSpinning) return;
+    if (ok) this.spinner.succeed();
+    else this.spinner.fail();
   }
 
   /** Whether the answer text has already been written to stdout. */

@@ -140,6 +140,7 @@ async function researchInChat(chat: Chat, question: string, signal: AbortSignal)
   }
   const renderer = new ResearchRenderer(chat.spinner, Boolean(process.stdout.isTTY));
   let result: Awaited<ReturnType<typeof runResearch>>;
+  let ok = false;
   try {
     result = await runResearch({
       question,
@@ -152,8 +153,9 @@ async function researchInChat(chat: Chat, question: string, signal: AbortSignal)
       signal,
       onEvent: renderer.handle,
     });
+    ok = true;
   } finally {
-    renderer.finishProgress();
+    renderer.finishProgress(ok);
   }
   printResearch(result, renderer.answerShown);
   chat.session.remember(
@@ -174,6 +176,7 @@ async function interactive(chat: Chat): Promise<void> {
   const spinner = process.stderr.isTTY
     ? ora({ stream: process.stderr, discardStdin: false, color: 'gray' })
     : undefined;
+  chat.spinner = spinner;
   let busy: AbortController | undefined;
   let closed = false;
   rl.on('close', () => {

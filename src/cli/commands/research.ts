@@ -77,6 +77,7 @@ export async function runResearchCommand(
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   let result: ResearchResult;
+  let ok = false;
   try {
     result = await runResearch({
       question,
@@ -89,8 +90,9 @@ export async function runResearchCommand(
       signal: controller.signal,
       onEvent: renderer.handle,
     });
+    ok = true;
   } finally {
-    renderer.finishProgress();
+    renderer.finishProgress(ok);
     process.off('SIGINT', onSigint);
     db.close();
   }
