@@ -101,7 +101,8 @@ export function convertAnthropicMessages(messages: Message[]): MessageParam[] {
 export function buildAnthropicRequest(request: ModelRequest): MessageCreateParamsStreaming {
   const body: MessageCreateParamsStreaming = {
     model: request.model,
-    max_tokens: request.maxTokens ?? 8192,
+    // The API requires a cap; adaptive thinking counts against it, so leave room.
+    max_tokens: request.maxTokens ?? 16_384,
     messages: convertAnthropicMessages(request.messages),
     stream: true,
   };

@@ -53,6 +53,12 @@ export interface ResearchOptions {
   onEvent?: (event: ResearchEvent) => void;
 }
 
+/**
+ * Output caps per step. Generous on purpose: reasoning and thinking tokens count against them, and only
+ * the tokens actually used are billed.
+ */
+const MAX_TOKENS: Record<string, number> = { plan: 4096, extract: 8192, write: 16_384 };
+
 /** Above this many documents the planner sees only the best full-text matches, not the whole list. */
 const PLAN_LIST_LIMIT = 60;
 
@@ -114,7 +120,7 @@ async function modelChain(
         model,
         system,
         messages,
-        maxTokens: step === 'write' ? 4096 : 2048,
+        maxTokens: MAX_TOKENS[step] ?? 8192,
         signal: o.signal,
         onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
       });

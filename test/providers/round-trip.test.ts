@@ -68,7 +68,7 @@ describe('anthropic (Messages API)', () => {
     expect(first!.url).toBe('/v1/messages');
     expect(first!.headers['x-api-key'] ?? first!.headers.authorization).toMatch(/sk-ant-test/);
     const body1 = first!.body as Record<string, any>;
-    expect(body1).toMatchObject({ model: 'claude-sonnet-5-5', stream: true, max_tokens: 8192 });
+    expect(body1).toMatchObject({ model: 'claude-sonnet-5-5', stream: true, max_tokens: 16_384 });
     expect(body1.system).toEqual([
       { type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } },
     ]);
