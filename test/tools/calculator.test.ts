@@ -44,7 +44,7 @@ describe('calculator', () => {
   it('refuses absurd nesting instead of crashing', () => {
     const deep = `${'('.repeat(100_000)}1${')'.repeat(100_000)}`;
     expect(() => evaluate(deep)).toThrow(/nests deeper than 1000 levels/);
-    expect(() => evaluate('-'.repeat(100_000) + '1')).toThrow(/nests deeper/);
+    expect(() => evaluate(`${'-'.repeat(100_000)}1`)).toThrow(/nests deeper/);
     expect(evaluate(`${'('.repeat(500)}1${')'.repeat(500)}`)).toBe(1);
   });
 
