@@ -168,4 +168,10 @@ function reportError(error: unknown): number {
   return 1;
 }
 
+// `agent … | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 process.exitCode = await main();

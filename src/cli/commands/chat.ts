@@ -165,9 +165,10 @@ async function researchInChat(chat: Chat, question: string, signal: AbortSignal)
 }
 
 async function interactive(chat: Chat): Promise<void> {
+  // The prompt and the typing echo go to the terminal even when answers are redirected to a file.
   const rl = createInterface({
     input: process.stdin,
-    output: process.stdout,
+    output: process.stdout.isTTY ? process.stdout : process.stderr,
     terminal: true,
     historySize: 200,
   });
