@@ -87,10 +87,11 @@ export class ToolCallAssembler {
   constructor(private readonly onStart?: (call: ToolCall) => void) {}
 
   push(fragment: NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number]): void {
-    let call = this.byIndex.get(fragment.index);
+    const index = fragment.index ?? 0; // a few servers leave it out when there is only one call
+    let call = this.byIndex.get(index);
     if (!call || (fragment.id && call.id && fragment.id !== call.id && call.name)) {
       call = { type: 'toolCall', id: fragment.id ?? '', name: '', argumentsText: '' };
-      this.byIndex.set(fragment.index, call);
+      this.byIndex.set(index, call);
       this.calls.push(call);
     }
     if (fragment.id && !call.id) call.id = fragment.id;

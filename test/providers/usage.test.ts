@@ -64,3 +64,20 @@ describe('usage normalisation', () => {
     });
   });
 });
+
+describe('Chat Completions tool-call fragments', () => {
+  it('starts a new call when a server reuses index 0 with a new id, and fills in missing ids', async () => {
+    const { ToolCallAssembler } = await import('../../src/providers/openai-chat.js');
+    const a = new ToolCallAssembler();
+    a.push({ index: 0, id: 'call_a', function: { name: 'calculator', arguments: '{"expression":' } });
+    a.push({ index: 0, function: { arguments: '"1+1"}' } });
+    a.push({ index: 0, id: 'call_b', function: { name: 'read_url', arguments: '{"url":"https://e.com"}' } });
+    a.push({ index: 1, function: { name: 'save_note', arguments: '{"content":"x"}' } } as never);
+    const calls = a.finish();
+    expect(calls.map((c) => [c.id, c.name, c.argumentsText])).toEqual([
+      ['call_a', 'calculator', '{"expression":"1+1"}'],
+      ['call_b', 'read_url', '{"url":"https://e.com"}'],
+      [expect.stringMatching(/^call_[0-9a-f]{24}$/), 'save_note', '{"content":"x"}'],
+    ]);
+  });
+});
