@@ -254,6 +254,30 @@ describe('research chain with a model', () => {
       /did not return a usable plan \(documents: .*\)\. Its reply: \{"documents": "all of them"\}/,
     );
   });
+
+  it('shows the planner only the best full-text matches of a large folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-many-'));
+    for (let i = 0; i < 80; i++)
+      writeFileSync(join(dir, `doc-${i}.md`), `# Filler ${i}\n\nNothing about the topic, part ${i}.`);
+    writeFileSync(join(dir, 'parking.md'), '# Parking\n\nVisitors park in bay C after signing in.');
+    server.queue.push(
+      sse(chatSse({ text: '{"documents": ["parking"], "searches": []}' })),
+      sse(chatSse({ text: '- Visitors park in bay C.' })),
+      sse(chatSse({ text: 'Visitors park in bay C [1].' })),
+    );
+    const result = await runResearch({
+      question: 'Where do visitors park?',
+      db: openStore(':memory:'),
+      contentDir: dir,
+      env: {},
+      models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
+    });
+    const planPrompt = userText(server.requests[0]!);
+    const listed = planPrompt.split('\n').filter((l) => l.startsWith('- '));
+    expect(listed.length).toBeLessThanOrEqual(60);
+    expect(listed[0]).toBe('- parking: Parking');
+    expect(result.answer).toBe('Visitors park in bay C [1].');
+  });
 });
 
 describe('extractive mode (no model)', () => {
