@@ -75,50 +75,66 @@ export async function collectSources(
     return { sources, reports };
   }
 
-  // Searches run one after another so that numbering follows the plan's order, whatever finishes first.
+  // Searches and page reads run in parallel; results are numbered afterwards in the plan's order, so the
+  // numbering never depends on which request finished first.
+  const searched = await Promise.all(
+    plan.searches.map(async (query) => {
+      try {
+        return { query, results: await searchWeb(query, 3, o.env, o.signal) };
+      } catch (error) {
+        if (o.signal?.aborted) throw error;
+        return { query, error: errorMessage(error) };
+      }
+    }),
+  );
   const seen = new Set<string>();
-  for (const query of plan.searches) {
-    let results: Awaited<ReturnType<typeof searchWeb>>;
-    try {
-      results = await searchWeb(query, 3, o.env, o.signal);
-    } catch (error) {
-      if (o.signal?.aborted) throw error;
-      report({ label: `search "${query}"`, status: 'failed', detail: errorMessage(error) });
-      continue;
-    }
-    const top = results.find((r) => !seen.has(r.url));
+  const picks = searched.map((s) => {
+    if (s.error !== undefined) return { ...s, top: undefined };
+    const top = s.results!.find((r) => !seen.has(r.url));
+    if (top) seen.add(top.url);
+    return { ...s, top };
+  });
+  const pages = await Promise.all(
+    picks.map(async (p) => {
+      if (!p.top) return undefined;
+      try {
+        return { page: await readPage(p.top.url, { env: o.env, signal: o.signal }) };
+      } catch (error) {
+        if (o.signal?.aborted) throw error;
+        return { error: errorMessage(error) };
+      }
+    }),
+  );
+  picks.forEach((p, i) => {
+    if (p.error !== undefined)
+      return report({ label: `search "${p.query}"`, status: 'failed', detail: p.error });
+    const top = p.top;
     if (!top) {
-      report({
-        label: `search "${query}"`,
-        status: 'skipped',
-        detail: results.length ? 'its results were already collected' : 'no results',
-      });
-      continue;
+      const detail = p.results?.length ? 'its results were already collected' : 'no results';
+      return report({ label: `search "${p.query}"`, status: 'skipped', detail });
     }
-    seen.add(top.url);
-    try {
-      const page = await readPage(top.url, { env: o.env, signal: o.signal });
+    const fetched = pages[i]!;
+    if (fetched.page) {
       const s = add({
         kind: 'web',
-        title: page.title || top.title,
-        location: page.url,
-        text: page.text,
+        title: fetched.page.title || top.title,
+        location: fetched.page.url,
+        text: fetched.page.text,
         status: 'read',
       });
-      report({ label: top.url, status: 'read', n: s.n });
-    } catch (error) {
-      if (o.signal?.aborted) throw error;
-      if (top.snippet) {
-        const s = add({
-          kind: 'web',
-          title: top.title,
-          location: top.url,
-          text: top.snippet,
-          status: 'snippet',
-        });
-        report({ label: top.url, status: 'snippet', detail: errorMessage(error), n: s.n });
-      } else report({ label: top.url, status: 'failed', detail: errorMessage(error) });
+      return report({ label: top.url, status: 'read', n: s.n });
     }
-  }
+    if (top.snippet) {
+      const s = add({
+        kind: 'web',
+        title: top.title,
+        location: top.url,
+        text: top.snippet,
+        status: 'snippet',
+      });
+      return report({ label: top.url, status: 'snippet', detail: fetched.error, n: s.n });
+    }
+    report({ label: top.url, status: 'failed', detail: fetched.error });
+  });
   return { sources, reports };
 }

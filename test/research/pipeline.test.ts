@@ -29,7 +29,7 @@ let maxInFlight = 0;
 const modelCalls: { model: string; kind: string }[] = [];
 const saved = { ...process.env };
 
-const userText = (req: RecordedRequest) => {
+const userText = (req: RecordedRequest): string => {
   const body = req.body as any;
   return body.messages
     .filter((m: any) => m.role === 'user')
