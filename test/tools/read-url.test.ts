@@ -55,6 +55,17 @@ describe('HTML to text', () => {
     ]);
   });
 
+  it('uses the JSON-LD articleBody when the visible HTML holds only a fragment of a script-rendered article', () => {
+    const first =
+      'Scientists confirmed water vapour on Europa, one of the moons of Jupiter, using a telescope in Hawaii.';
+    const second =
+      'The find almost certainly means that the moon has liquid water, an essential ingredient for life.';
+    // Broken JSON-LD (a trailing comma), paragraphs glued together: both common in the wild.
+    const html = `<html><head><script type="application/ld+json">{"@type": "NewsArticle", "articleBody": "${first}${second}", }</script>
+      </head><body><div id="app"><p>Loading the story, please wait.</p></div></body></html>`;
+    expect(extractHtml(html).text).toBe(`${first}\n${second}`);
+  });
+
   it('cuts at 8,000 characters with a marker', () => {
     const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000) });
     expect(out.length).toBeLessThan(8100);

@@ -327,6 +327,39 @@ export function extractTitle(root: HTMLElement): string {
   return title.replace(/\s+/g, ' ').trim();
 }
 
+/** `articleBody` from the page's JSON-LD (schema.org Article), which script-rendered pages often carry. */
+export function jsonLdArticleBody(html: string): string | undefined {
+  let best: string | undefined;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      const body = (value as { articleBody?: unknown }).articleBody;
+      if (typeof body === 'string' && body.length > (best?.length ?? 0)) best = body;
+      for (const v of Object.values(value)) if (v && typeof v === 'object') visit(v);
+    }
+  };
+  for (const m of html.matchAll(
+    /<script[^>]*type=["']?application\/ld\+json["']?[^>]*>([\s\S]*?)<\/script>/gi,
+  )) {
+    try {
+      visit(JSON.parse(m[1]!));
+    } catch {
+      // Broken JSON-LD is common (trailing commas, two objects): take the articleBody string on its own.
+      const literal = /"articleBody"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(m[1]!)?.[1];
+      try {
+        if (literal) visit({ articleBody: JSON.parse(literal) });
+      } catch {
+        // Not even the string is valid: the HTML itself is still read.
+      }
+    }
+  }
+  // Paragraphs in articleBody are often glued together ("moons.The find"): split them again.
+  return best
+    ?.replace(/<[^>]+>/g, ' ')
+    .replace(/([a-z0-9][.!?][”"’]?)(?=[A-Z])/g, '$1\n')
+    .trim();
+}
+
 export function extractHtml(html: string): Extracted {
   const parseRoot = () =>
     parse(html, {
@@ -348,5 +381,9 @@ export function extractHtml(html: string): Extracted {
     if (text.length > best.length) best = text;
     if (best.length >= 500) break;
   }
+  // When the visible HTML holds much less than the page's own structured article text, the article was
+  // meant to be rendered by a script: trust the structured text.
+  const structured = jsonLdArticleBody(html);
+  if (structured && structured.length > best.length * 1.5) best = structured;
   return { title, text: best };
 }
