@@ -66,6 +66,23 @@ describe('HTML to text', () => {
     expect(extractHtml(html).text).toBe(`${first}\n${second}`);
   });
 
+  it('joins an article split into same-class parts in different places of the page', () => {
+    const para = (t: string) =>
+      `<p>${t} ${'It goes on, with detail, for a while, as articles do. '.repeat(5)}</p>`;
+    const html = `<html><body>
+      <div class="intro-wrap"><div class="story-part">${para('Part one opens the story.')}</div></div>
+      <aside class="promo">Subscribe now for $1!</aside>
+      <div class="body-wrap"><div class="story-part">${para('Part two continues it.')}${para('Part three adds more.')}</div></div>
+      <div class="comments">${para('A reader comments here.')}</div>
+    </body></html>`;
+    const lines = extractHtml(html).text.split('\n');
+    expect(lines.map((l) => l.split('.')[0])).toEqual([
+      'Part one opens the story',
+      'Part two continues it',
+      'Part three adds more',
+    ]);
+  });
+
   it('cuts at 8,000 characters with a marker', () => {
     const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000) });
     expect(out.length).toBeLessThan(8100);

@@ -232,6 +232,7 @@ function pickContent(body: HTMLElement): HTMLElement[] {
 
   const parent = top.parentNode as HTMLElement | null;
   if (!parent) return [top];
+  const pieces = sameClassPieces(body, top, scores);
   const threshold = Math.max(10, topScore * 0.2);
   const chosen: HTMLElement[] = [];
   for (const sibling of parent.childNodes) {
@@ -255,7 +256,36 @@ function pickContent(body: HTMLElement): HTMLElement[] {
       }
     }
   }
-  return chosen;
+  if (pieces.length === 0) return chosen;
+  // Pieces elsewhere in the page join in document order, unless already inside what was chosen.
+  const all = [...chosen, ...pieces.filter((p) => !chosen.some((c) => contains(c, p) || contains(p, c)))];
+  const order = new Map(body.querySelectorAll('*').map((e, i) => [e, i] as const));
+  return all.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+}
+
+function contains(outer: HTMLElement, inner: HTMLElement): boolean {
+  for (let n: HTMLElement | null = inner; n; n = n.parentNode as HTMLElement | null)
+    if (n === outer) return true;
+  return false;
+}
+
+/**
+ * Articles split into several containers (around a figure, a pull quote or an ad slot) usually give
+ * every part the same class. Other prose containers with the top candidate's exact class join it.
+ */
+function sameClassPieces(
+  body: HTMLElement,
+  top: HTMLElement,
+  scores: Map<HTMLElement, number>,
+): HTMLElement[] {
+  const cls = top.getAttribute('class')?.trim();
+  if (!cls) return [];
+  return body.querySelectorAll(tagOf(top)).filter((e) => {
+    if (e === top || e.getAttribute('class')?.trim() !== cls || contains(top, e) || contains(e, top))
+      return false;
+    const score = scores.get(e) ?? 0;
+    return score > 0 && textLength(e) >= 200 && linkDensity(e) < 0.3;
+  });
 }
 
 /** Inside the chosen content: lists, tables and boxes that are mostly links or marked as boilerplate. */
