@@ -105,36 +105,32 @@ export async function collectSources(
       }
     }),
   );
-  picks.forEach((p, i) => {
-    if (p.error !== undefined)
-      return report({ label: `search "${p.query}"`, status: 'failed', detail: p.error });
+  for (const [i, p] of picks.entries()) {
     const top = p.top;
-    if (!top) {
+    if (p.error !== undefined) {
+      report({ label: `search "${p.query}"`, status: 'failed', detail: p.error });
+    } else if (!top) {
       const detail = p.results?.length ? 'its results were already collected' : 'no results';
-      return report({ label: `search "${p.query}"`, status: 'skipped', detail });
+      report({ label: `search "${p.query}"`, status: 'skipped', detail });
+    } else {
+      const fetched = pages[i]!;
+      if (fetched.page) {
+        const { title, url, text } = fetched.page;
+        const s = add({ kind: 'web', title: title || top.title, location: url, text, status: 'read' });
+        report({ label: top.url, status: 'read', n: s.n });
+      } else if (top.snippet) {
+        const s = add({
+          kind: 'web',
+          title: top.title,
+          location: top.url,
+          text: top.snippet,
+          status: 'snippet',
+        });
+        report({ label: top.url, status: 'snippet', detail: fetched.error, n: s.n });
+      } else {
+        report({ label: top.url, status: 'failed', detail: fetched.error });
+      }
     }
-    const fetched = pages[i]!;
-    if (fetched.page) {
-      const s = add({
-        kind: 'web',
-        title: fetched.page.title || top.title,
-        location: fetched.page.url,
-        text: fetched.page.text,
-        status: 'read',
-      });
-      return report({ label: top.url, status: 'read', n: s.n });
-    }
-    if (top.snippet) {
-      const s = add({
-        kind: 'web',
-        title: top.title,
-        location: top.url,
-        text: top.snippet,
-        status: 'snippet',
-      });
-      return report({ label: top.url, status: 'snippet', detail: fetched.error, n: s.n });
-    }
-    report({ label: top.url, status: 'failed', detail: fetched.error });
-  });
+  }
   return { sources, reports };
 }
