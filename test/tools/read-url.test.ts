@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractHtml } from '../../src/tools/extract/html-to-text.js';
 import { safeFetch } from '../../src/tools/net/safe-fetch.js';
@@ -187,6 +188,18 @@ describe('read_url', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(closed).toBe(true);
     expect(written).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('inflates a body compressed against our wishes, up to the same cap (a bomb stops there)', async () => {
+    const s = await serve((req, res) => {
+      const body = req.url === '/bomb' ? Buffer.alloc(50 * 1024 * 1024) : Buffer.from(ARTICLE);
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(body));
+    });
+    const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/` }, { signal });
+    expect(out).toMatch(/Support agents may refund up to \$200/);
+    const bomb = await safeFetch(`${s.base}/bomb`, { env: allow(s.port) });
+    expect(bomb.body.length).toBe(512 * 1024);
+    expect(bomb.truncated).toBe(true);
   });
 
   it('times out a server that never answers', async () => {

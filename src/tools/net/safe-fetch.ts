@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIPv4 } from 'node:net';
+import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { ToolError } from '../tool.js';
 import { classifyAddress, classifyHostname, isAllowedHost, parseAllowHosts } from './address-policy.js';
@@ -108,6 +109,38 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
   return { body: Buffer.concat(chunks), truncated };
 }
 
+/**
+ * We ask for `identity`, but some servers compress anyway. What was read is inflated up to the same cap:
+ * a truncated stream inflates as far as it goes, and a compression bomb stops at the cap.
+ */
+export async function decodeBody(raw: Buffer, encoding: string, maxBytes: number): Promise<Buffer> {
+  const make: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
+    gzip: () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+    'x-gzip': () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+    deflate: () => zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+    br: () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
+  };
+  if (encoding === 'identity' || encoding === '') return raw;
+  const create = make[encoding];
+  if (!create) throw new ToolError(`The page uses a content encoding read_url cannot read (${encoding}).`);
+  const stream = create();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    stream.end(raw);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= maxBytes) break;
+    }
+  } catch {
+    if (size === 0) throw new ToolError(`The page's ${encoding} body could not be decompressed.`);
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes);
+}
+
 /** GET with every hop checked, redirects followed by hand, timeouts, and a cap on the bytes read. */
 export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promise<Fetched> {
   const allow = parseAllowHosts(o.env?.AGENT_ALLOW_HOSTS);
@@ -157,8 +190,17 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
       }
       const contentType = String(headers['content-type'] ?? '');
       try {
-        const { body: bytes, truncated } = await readCapped(body, o.maxBytes ?? 512 * 1024);
-        return { url: url.href, status: statusCode, contentType, body: bytes, truncated };
+        const maxBytes = o.maxBytes ?? 512 * 1024;
+        const { body: raw, truncated } = await readCapped(body, maxBytes);
+        const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
+        const bytes = await decodeBody(raw, encoding, maxBytes);
+        return {
+          url: url.href,
+          status: statusCode,
+          contentType,
+          body: bytes,
+          truncated: truncated || bytes.length >= maxBytes,
+        };
       } catch (error) {
         if (o.signal?.aborted) throw error;
         if (timeout.aborted) throw new ToolError(`Timed out reading ${url.href}.`);
