@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
-import type ora from 'ora';
+import type { Ora } from 'ora';
 import { ChatSession } from '../../chat/session.js';
 import { chatSystemPrompt } from '../../chat/system-prompt.js';
 import { AbortedError, AgentError, ConfigError, errorMessage } from '../../errors.js';
@@ -20,6 +20,7 @@ import { buildChatTools } from '../../tools/index.js';
 import type { ToolCall } from '../../types.js';
 import { TurnRenderer } from '../chat-render.js';
 import { ResearchRenderer, sourceList } from '../research-render.js';
+import { createSpinner } from '../spinner.js';
 import { formatInt, formatUsd, styleFor } from '../style.js';
 import { printResearch } from './research.js';
 
@@ -48,7 +49,7 @@ interface Chat {
   label: string;
   research: ModelSetup;
   userPrices: Record<string, Price>;
-  spinner?: ReturnType<typeof ora>;
+  spinner?: Ora;
 }
 
 export async function runChat(options: ChatOptions): Promise<void> {
@@ -173,10 +174,7 @@ async function interactive(chat: Chat): Promise<void> {
     historySize: 200,
   });
   const s = styleFor(process.stdout);
-  const { default: ora } = await import('ora');
-  const spinner = process.stderr.isTTY
-    ? ora({ stream: process.stderr, discardStdin: false, color: 'gray' })
-    : undefined;
+  const spinner = await createSpinner();
   chat.spinner = spinner;
   let busy: AbortController | undefined;
   let closed = false;

@@ -14,6 +14,7 @@ import {
   toMarkdown,
   usageLine,
 } from '../research-render.js';
+import { createSpinner } from '../spinner.js';
 import { styleFor } from '../style.js';
 
 export interface ResearchCommandOptions {
@@ -67,11 +68,7 @@ export async function runResearchCommand(
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
   const db = openStore(o.db);
-  const tty = Boolean(process.stderr.isTTY);
-  const spinner =
-    tty && !o.json
-      ? (await import('ora')).default({ stream: process.stderr, discardStdin: false })
-      : undefined;
+  const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
   const controller = new AbortController();
   const onSigint = () => controller.abort();
