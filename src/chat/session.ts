@@ -3,12 +3,18 @@ import type { Price } from '../providers/prices.js';
 import { recordCall } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import type { Message } from '../types.js';
+import { trimHistory } from './history.js';
 
 export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
   db: Db;
   runId: string;
   userPrices?: Record<string, Price>;
+  /** Older exchanges are dropped beyond this many characters of history (about 4 characters a token). */
+  maxHistoryChars?: number;
 }
+
+/** About 100,000 tokens: room for the answer within every supported model's context. */
+const DEFAULT_HISTORY_CHARS = 400_000;
 
 /**
  * A conversation: its history and its ledger rows. A turn's messages join the history only when the
@@ -31,7 +37,15 @@ export class ChatSession {
     text: string,
     extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {},
   ): Promise<TurnResult> {
-    const { db, runId, userPrices, ...turn } = this.options;
+    const { db, runId, userPrices, maxHistoryChars, ...turn } = this.options;
+    const trimmed = trimHistory(this.messages, (maxHistoryChars ?? DEFAULT_HISTORY_CHARS) - text.length);
+    if (trimmed.dropped > 0) {
+      extra.onEvent?.({
+        type: 'notice',
+        message: `(The ${trimmed.dropped} oldest exchange(s) no longer fit the context and were left out.)`,
+      });
+      this.messages = trimmed.messages;
+    }
     const result = await runTurn(this.messages, text, {
       ...turn,
       ...extra,
