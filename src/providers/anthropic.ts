@@ -7,7 +7,6 @@ import type {
   MessageParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
-import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   AssistantPart,
@@ -17,7 +16,7 @@ import type {
   StopReason,
   ToolSpec,
 } from '../types.js';
-import { translateError } from './errors.js';
+import { streamEnded, translateError } from './errors.js';
 import { parseToolArguments } from './json.js';
 import { fromAnthropicUsage } from './usage.js';
 
@@ -213,13 +212,9 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
           }
         }
       } catch (error) {
-        if (request.signal?.aborted) throw new AbortedError();
-        throw translateError(error, 'Anthropic', request.model);
+        throw translateError(error, 'Anthropic', request.model, request.signal);
       }
-      // An aborted stream may simply end: that is a cancellation, not a broken reply.
-      if (request.signal?.aborted) throw new AbortedError();
-      if (!stopReason)
-        throw new ProviderError('The Anthropic stream ended before the message was complete. Try again.');
+      if (!stopReason) throw streamEnded('Anthropic', request.signal);
       const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, s]) => s.part);
       return { role: 'assistant', content, provider: 'anthropic', model, usage, stopReason };
     },

@@ -16,7 +16,14 @@ const KEY_VARIABLE: Record<string, string> = {
   OpenAI: 'OPENAI_API_KEY',
 };
 
-export function translateError(error: unknown, vendor: string, model: string): AgentError {
+export function translateError(
+  error: unknown,
+  vendor: string,
+  model: string,
+  signal?: AbortSignal,
+): AgentError {
+  // A cancelled request can surface as any kind of network error: the cancellation is what happened.
+  if (signal?.aborted) return new AbortedError();
   if (error instanceof AgentError) return error;
   const e = (error ?? {}) as ApiErrorLike;
   const kind = (error as object | null)?.constructor?.name ?? e.name ?? '';
@@ -64,4 +71,13 @@ export function translateError(error: unknown, vendor: string, model: string): A
   }
   if (e.status) return new ProviderError(`${vendor} returned ${e.status}: ${detail}`, e.status);
   return new ProviderError(`${vendor} call failed: ${detail}`);
+}
+
+/**
+ * A stream that ended without its final event: a cancellation if the user asked for one, otherwise a
+ * broken reply that must not be mistaken for a complete one.
+ */
+export function streamEnded(vendor: string, signal?: AbortSignal): AgentError {
+  if (signal?.aborted) return new AbortedError();
+  return new ProviderError(`The stream from ${vendor} ended before the reply was complete. Try again.`);
 }

@@ -6,7 +6,6 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions.js';
-import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   Message,
@@ -17,7 +16,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from '../types.js';
-import { translateError } from './errors.js';
+import { streamEnded, translateError } from './errors.js';
 import { fromOpenAIChatUsage } from './usage.js';
 
 export function mapChatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
@@ -171,13 +170,9 @@ export function createOpenAIChatProvider(options: {
           if (choice.finish_reason) finish = choice.finish_reason;
         }
       } catch (error) {
-        if (request.signal?.aborted) throw new AbortedError();
-        throw translateError(error, vendor, request.model);
+        throw translateError(error, vendor, request.model, request.signal);
       }
-      // An aborted stream may simply end: that is a cancellation, not a broken reply.
-      if (request.signal?.aborted) throw new AbortedError();
-      if (finish === undefined)
-        throw new ProviderError(`The stream from ${vendor} ended before the reply was complete. Try again.`);
+      if (finish === undefined) throw streamEnded(vendor, request.signal);
       const calls = assembler.finish();
       const content = [...(text.text ? [text] : []), ...calls];
       return {

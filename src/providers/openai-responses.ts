@@ -5,7 +5,6 @@ import type {
   ResponseInputItem,
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses.js';
-import { AbortedError, ProviderError } from '../errors.js';
 import type {
   AssistantMessage,
   AssistantPart,
@@ -15,7 +14,7 @@ import type {
   StopReason,
   ToolSpec,
 } from '../types.js';
-import { translateError } from './errors.js';
+import { streamEnded, translateError } from './errors.js';
 import { fromOpenAIResponsesUsage } from './usage.js';
 
 /** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
@@ -195,13 +194,9 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
           }
         }
       } catch (error) {
-        if (request.signal?.aborted) throw new AbortedError();
-        throw translateError(error, 'OpenAI', request.model);
+        throw translateError(error, 'OpenAI', request.model, request.signal);
       }
-      // An aborted stream may simply end: that is a cancellation, not a broken reply.
-      if (request.signal?.aborted) throw new AbortedError();
-      if (status === undefined)
-        throw new ProviderError('The OpenAI stream ended before the response was complete. Try again.');
+      if (status === undefined) throw streamEnded('OpenAI', request.signal);
       const content = [...parts.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
       const hasToolCalls = content.some((p) => p.type === 'toolCall');
       const stopReason = refused ? 'refusal' : mapResponsesStatus(status, incompleteReason, hasToolCalls);
