@@ -105,6 +105,7 @@ export function citationSummary(result: ResearchResult): string[] {
   for (const sentence of c.uncited)
     lines.push(`No citation: "${sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence}"`);
   const unused = result.sources.filter((s) => !c.cited.includes(s.n)).map((s) => `[${s.n}]`);
+  if (result.sources.length === 0) return lines;
   if (lines.length === 0)
     lines.push(`Citations check out: ${c.cited.length} source(s) cited, every statement carries a citation.`);
   if (unused.length) lines.push(`Not cited: ${unused.join(', ')}.`);

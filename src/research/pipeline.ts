@@ -80,10 +80,13 @@ function extractiveChain(o: ResearchOptions, emit: (e: ResearchEvent) => void): 
     answer: text,
     sources,
     reports: sources.map((s) => ({ label: s.slug ?? s.location, status: 'read', n: s.n })),
-    citations: checkCitations(
-      text,
-      sources.map((s) => s.n),
-    ),
+    // "Nothing matched" is not a claim that needs a source.
+    citations: answer
+      ? checkCitations(
+          text,
+          sources.map((s) => s.n),
+        )
+      : { cited: [], dangling: [], uncited: [] },
     usage: {
       calls: 0,
       inputTokens: 0,

@@ -34,6 +34,13 @@ describe('agent research without a key (the README quick start)', () => {
     expect(out.citations.dangling).toEqual([]);
   });
 
+  it('says plainly when nothing in the documents matches, with no empty source list', async () => {
+    const r = await runCli(['research', 'zebra migration patterns'], { env: { AGENT_DB: tempDb() } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('No passage in the local documents matches this question.\n');
+    expect(r.stderr).not.toMatch(/No citation/);
+  });
+
   it('refuses a missing content folder with one line, exit 2', async () => {
     const r = await runCli(['research', '--content', '/no/such/dir', 'anything'], {
       env: { AGENT_DB: tempDb() },

@@ -109,18 +109,16 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
   const out = styleFor(process.stdout);
   const err = styleFor(process.stderr);
   if (!answerShown) {
-    if (result.mode === 'extractive') {
+    if (result.mode === 'extractive' && result.sources.length > 0) {
       process.stdout.write(
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
     }
     process.stdout.write(result.answer);
   }
-  process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
-  process.stderr.write(
-    `\n${citationSummary(result)
-      .map((l) => err.dim(l))
-      .join('\n')}\n`,
-  );
+  if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
+  else process.stdout.write('\n');
+  const checks = citationSummary(result);
+  if (checks.length > 0) process.stderr.write(`\n${checks.map((l) => err.dim(l)).join('\n')}\n`);
   process.stderr.write(`${err.dim(usageLine(result))}\n`);
 }
