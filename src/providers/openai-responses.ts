@@ -20,31 +20,61 @@ import { fromOpenAIResponsesUsage } from './usage.js';
 /** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
 export const isReasoningModel = (model: string): boolean => /^(o\d|gpt-5)/.test(model);
 
+// Keywords strict mode cannot express. They are dropped from the strict copy only: every call is still
+// validated here against the full schema, so a model that ignores them gets a precise error back.
+const STRICT_UNSUPPORTED = new Set([
+  'minLength',
+  'maxLength',
+  'default',
+  'examples',
+  'minProperties',
+  'maxProperties',
+]);
+
 /**
- * Strict mode needs every object closed and every property required; a schema with optional
- * properties is sent non-strict rather than rewritten.
+ * The schema as strict mode accepts it, or undefined when it cannot be made strict: strict mode needs
+ * every object closed and every property required, and a schema with optional properties is sent
+ * non-strict rather than rewritten.
  */
-export function allowsStrict(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null) return true;
+export function strictSchema(schema: unknown): Record<string, unknown> | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
   const s = schema as Record<string, unknown>;
   if (s.type === 'object' || s.properties) {
     const props = Object.keys((s.properties as object | undefined) ?? {});
     const required = new Set((s.required as string[] | undefined) ?? []);
-    if (s.additionalProperties !== false || props.some((p) => !required.has(p))) return false;
+    if (s.additionalProperties !== false || props.some((p) => !required.has(p))) return undefined;
   }
-  return Object.values(s).every((v) =>
-    Array.isArray(v) ? v.every(allowsStrict) : typeof v === 'object' && v !== null ? allowsStrict(v) : true,
-  );
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (STRICT_UNSUPPORTED.has(key)) continue;
+    if (key === 'properties' || key === '$defs') {
+      const mapped: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
+        const strict = strictSchema(sub);
+        if (!strict) return undefined;
+        mapped[name] = strict;
+      }
+      out[key] = mapped;
+    } else if (key === 'items' || key === 'anyOf' || key === 'oneOf' || key === 'allOf') {
+      const list = Array.isArray(value) ? value.map(strictSchema) : [strictSchema(value)];
+      if (list.some((x) => !x)) return undefined;
+      out[key] = Array.isArray(value) ? list : list[0];
+    } else out[key] = value;
+  }
+  return out;
 }
 
 export function convertResponsesTools(tools: ToolSpec[]): FunctionTool[] {
-  return tools.map((t) => ({
-    type: 'function',
-    name: t.name,
-    description: t.description,
-    parameters: t.parameters,
-    strict: allowsStrict(t.parameters),
-  }));
+  return tools.map((t) => {
+    const strict = strictSchema(t.parameters);
+    return {
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: strict ?? t.parameters,
+      strict: Boolean(strict),
+    };
+  });
 }
 
 export function convertResponsesInput(messages: Message[]): ResponseInputItem[] {

@@ -81,3 +81,21 @@ describe('Chat Completions tool-call fragments', () => {
     ]);
   });
 });
+
+describe('OpenAI strict function schemas', () => {
+  it('are strict when every property is required, without the keywords strict mode rejects', async () => {
+    const { convertResponsesTools } = await import('../../src/providers/openai-responses.js');
+    const { calculatorTool } = await import('../../src/tools/calculator.js');
+    const { webSearchTool } = await import('../../src/tools/web-search.js');
+    const { toToolSpec } = await import('../../src/tools/registry.js');
+    const [calc, search] = convertResponsesTools([toToolSpec(calculatorTool), toToolSpec(webSearchTool({}))]);
+    expect(calc).toMatchObject({
+      strict: true,
+      parameters: { required: ['expression'], additionalProperties: false },
+    });
+    expect(JSON.stringify(calc!.parameters)).not.toMatch(/minLength/);
+    // An optional property: sent as it is, non-strict.
+    expect(search).toMatchObject({ strict: false, parameters: { required: ['query'] } });
+    expect((search!.parameters as any).properties.count).toMatchObject({ minimum: 1, maximum: 10 });
+  });
+});
