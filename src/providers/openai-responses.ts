@@ -18,7 +18,7 @@ import { streamEnded, translateError } from './errors.js';
 import { fromOpenAIResponsesUsage } from './usage.js';
 
 /** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
-export const isReasoningModel = (model: string): boolean => /^(o\d|gpt-5)/.test(model);
+export const isReasoningModel = (model: string): boolean => /^(o\d|gpt-([5-9]|\d{2}))/.test(model);
 
 // Keywords strict mode cannot express. They are dropped from the strict copy only: every call is still
 // validated here against the full schema, so a model that ignores them gets a precise error back.
