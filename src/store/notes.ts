@@ -46,7 +46,7 @@ export function listNotes(db: Db, query?: string, limit = 50): Note[] {
   }
   if (!toFtsQuery(query, 'AND')) return [];
   const search = db.prepare(
-    `SELECT notes.* FROM notes_fts JOIN notes ON notes.id = notes_fts.rowid
+    `SELECT notes.* FROM notes_fts CROSS JOIN notes ON notes.id = notes_fts.rowid
      WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts), notes.created_at DESC LIMIT ?`,
   );
   // Notes with every word first; only when none has them all, notes with any of them.
