@@ -84,6 +84,22 @@ describe('HTML to text', () => {
     ]);
   });
 
+  it('drops a byline at the top and a recommendations list at the end', () => {
+    const para = (t: string) =>
+      `<p>${t} ${'The story goes on with more detail, as stories do. '.repeat(4)}</p>`;
+    const html = `<html><body><article>
+      <p>By Jane Reporter - 11/18/26 11:04 PM EST</p>
+      ${para('First paragraph.')}${para('Second paragraph.')}${para('Third paragraph.')}
+      <p>You may also like...</p><p>Ten other stories you will not read</p>
+    </article></body></html>`;
+    const lines = extractHtml(html).text.split('\n');
+    expect(lines.map((l) => l.split('.')[0])).toEqual([
+      'First paragraph',
+      'Second paragraph',
+      'Third paragraph',
+    ]);
+  });
+
   it('cuts at 8,000 characters with a marker', () => {
     const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000) });
     expect(out.length).toBeLessThan(8100);

@@ -351,6 +351,32 @@ export function blockText(nodes: Node[]): string {
   return out.join('\n');
 }
 
+// A short line like these ends the article: what follows is recommendations, tags or comments.
+const TAIL =
+  /^(you (may|might) (also )?like|related( (articles|posts|stories|content))?|read (more|next|also)|more (from|stories|on)|recommended( for you)?|tags|topics|share (this|on)|comments?|leia (também|mais)|veja também|você pode gostar|lire aussi|à lire aussi|mehr zum thema|auch interessant|lee también|te puede interesar|leggi anche)\b/i;
+// Short lines like these before the article proper are a byline or a timestamp.
+const BYLINE = /^(by |updated\b|posted\b|published\b|last (updated|modified)\b)/i;
+
+/** Drops a byline at the top and recommendation lists at the bottom. */
+function trimEdges(text: string): string {
+  const lines = text.split('\n');
+  let start = 0;
+  for (let i = 0; i < Math.min(lines.length, 4); i++)
+    if (BYLINE.test(lines[i]!) && lines[i]!.length < 120) start = i + 1;
+  // Only near the end: a "Related" heading in the middle of an article is part of it.
+  const total = text.length;
+  let end = lines.length;
+  let before = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (i >= start + 3 && before > total * 0.6 && lines[i]!.length < 60 && TAIL.test(lines[i]!)) {
+      end = i;
+      break;
+    }
+    before += lines[i]!.length + 1;
+  }
+  return lines.slice(start, end).join('\n');
+}
+
 export function extractTitle(root: HTMLElement): string {
   const og = root.querySelector('meta[property="og:title"]')?.getAttribute('content');
   const title = og || root.querySelector('title')?.textContent || root.querySelector('h1')?.textContent || '';
@@ -407,7 +433,7 @@ export function extractHtml(html: string): Extracted {
     prune(body, strict);
     const content = pickContent(body);
     for (const c of content) cleanConditionally(c);
-    const text = blockText(content);
+    const text = trimEdges(blockText(content));
     if (text.length > best.length) best = text;
     if (best.length >= 500) break;
   }
