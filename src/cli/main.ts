@@ -122,6 +122,7 @@ Examples:
     .argument('[query]', 'full-text search; without it, the newest notes')
     .description('List or search the notes saved from chat.')
     .option('-n, --limit <n>', 'at most this many notes', positiveInt, 50)
+    .option('--delete <id>', 'delete the note with this number', positiveInt)
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',
@@ -129,7 +130,8 @@ Examples:
 Examples:
   agent notes                 the newest notes
   agent notes "refund limit"  notes matching these words
-  agent notes --json | jq '.[0].content'`,
+  agent notes --json | jq '.[0].content'
+  agent notes --delete 3        remove note #3`,
     )
     .action(async (query: string | undefined, options, command: Command) => {
       const { runNotes } = await import('./commands/notes.js');

@@ -60,3 +60,8 @@ export function toFtsQuery(text: string, join: 'AND' | 'OR'): string {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   return [...new Set(words)].map((w) => `"${w}"`).join(` ${join} `);
 }
+
+/** Removes a note; false when there was none with that id. */
+export function deleteNote(db: Db, id: number): boolean {
+  return db.prepare('DELETE FROM notes WHERE id = ?').run(id).changes > 0;
+}

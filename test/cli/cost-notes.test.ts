@@ -99,6 +99,16 @@ describe('agent notes', () => {
     ]);
     const none = await runCli(['notes', 'zebra'], { env: { AGENT_DB: path } });
     expect(none.stdout).toMatch(/No notes match "zebra"/);
+
+    expect((await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path } })).stdout).toBe(
+      'Deleted note #1.\n',
+    );
+    const again = await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path } });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/There is no note #1/);
+    expect(
+      JSON.parse((await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path } })).stdout),
+    ).toEqual([]);
   });
 });
 

@@ -223,7 +223,8 @@ async function interactive(chat: Chat): Promise<void> {
     }
   }
   rl.close();
-  process.stdout.write('\n');
+  if (chat.session.history.length > 0) process.stdout.write(`\n${s.dim(costLine(chat))}\n`);
+  else process.stdout.write('\n');
 }
 
 function reportTurnError(error: unknown): void {

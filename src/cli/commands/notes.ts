@@ -1,15 +1,31 @@
-import { listNotes } from '../../store/notes.js';
+import { UsageError } from '../../errors.js';
+import { deleteNote, listNotes } from '../../store/notes.js';
 import { openStore } from '../../store/open.js';
 import { styleFor } from '../style.js';
 
 export interface NotesOptions {
   json?: boolean;
   limit: number;
+  delete?: number;
   db?: string;
 }
 
 export function runNotes(query: string | undefined, options: NotesOptions): void {
   const db = openStore(options.db);
+  if (options.delete !== undefined) {
+    let removed: boolean;
+    try {
+      removed = deleteNote(db, options.delete);
+    } finally {
+      db.close();
+    }
+    if (!removed)
+      throw new UsageError(
+        `There is no note #${options.delete}. \`agent notes\` lists them with their numbers.`,
+      );
+    process.stdout.write(`Deleted note #${options.delete}.\n`);
+    return;
+  }
   let notes: ReturnType<typeof listNotes>;
   try {
     notes = listNotes(db, query, options.limit);
