@@ -1,6 +1,6 @@
 import { costOf, findPrice, type Price } from '../providers/prices.js';
 import type { Usage } from '../types.js';
-import type { Db } from './open.js';
+import { type Db, writeError } from './open.js';
 
 export interface LedgerEntry {
   command: 'chat' | 'research';
@@ -23,6 +23,15 @@ export function recordCall(
 ): number | null {
   const price = findPrice(entry.provider, entry.model, userPrices);
   const cost = price ? costOf(entry.usage, price) : null;
+  try {
+    insertRow(db, entry, price, cost);
+  } catch (error) {
+    throw writeError(db, error);
+  }
+  return cost;
+}
+
+function insertRow(db: Db, entry: LedgerEntry, price: Price | undefined, cost: number | null): void {
   db.prepare(
     `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
        cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
@@ -47,7 +56,6 @@ export function recordCall(
     price?.source ?? null,
     cost,
   );
-  return cost;
 }
 
 export type GroupBy = 'model' | 'day' | 'command';

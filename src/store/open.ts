@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError, errorMessage } from '../errors.js';
+import { AgentError, ConfigError, errorMessage } from '../errors.js';
 import { migrate } from './migrations.js';
 import { defaultDatabasePath } from './paths.js';
 
@@ -62,4 +62,19 @@ function enableWal(db: Db): void {
       Atomics.wait(pause, 0, 0, 20 + Math.random() * 30);
     }
   }
+}
+
+/**
+ * A failed write (disk full, read-only file, I/O error) as one line that says what to do; nothing was
+ * written, since every write is a single statement or transaction.
+ */
+export function writeError(db: Db, error: unknown): Error {
+  const code = (error as { code?: string }).code ?? '';
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code)) {
+    return new AgentError(
+      `Could not write to the database at ${db.name}: ${errorMessage(error)}. Nothing was saved; free some space or point AGENT_DB elsewhere.`,
+      { cause: error },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
 }

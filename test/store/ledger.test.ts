@@ -136,3 +136,25 @@ describe('prices', () => {
     expect(findPrice('ollama', 'llama3.1')?.input).toBe(0);
   });
 });
+
+describe('a database that cannot be written', () => {
+  it('refuses with one line that says nothing was saved', async () => {
+    const { tempDb } = await import('../support/cli.js');
+    const path = tempDb();
+    openStore(path).close();
+    const db = openStore(path);
+    // A read-only connection stands in for a full or read-only disk: the write fails at the same place.
+    db.pragma('query_only = ON');
+    expect(() =>
+      recordCall(db, {
+        command: 'chat',
+        runId: 'r',
+        step: 'chat',
+        provider: 'anthropic',
+        model: 'claude-haiku-5-5',
+        usage: usage({ input: 1 }),
+      }),
+    ).toThrow(/^Could not write to the database at .*: .*Nothing was saved/);
+    db.close();
+  });
+});
