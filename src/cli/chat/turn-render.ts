@@ -1,6 +1,6 @@
-import type { LoopEvent } from '../loop/run-turn.js';
-import type { ToolCall } from '../types.js';
-import { type Style, styleFor } from './style.js';
+import type { LoopEvent } from '../../loop/run-turn.js';
+import type { ToolCall } from '../../types.js';
+import { type Style, styleFor } from '../style.js';
 
 interface SpinnerLike {
   start(text?: string): unknown;

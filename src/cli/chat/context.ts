@@ -1,0 +1,25 @@
+import type { Ora } from 'ora';
+import type { ChatSession } from '../../chat/session.js';
+import type { Price } from '../../providers/prices.js';
+import type { ModelSetup } from '../../research/pipeline.js';
+import type { Db } from '../../store/open.js';
+
+export interface ChatOptions {
+  provider?: string;
+  model?: string;
+  maxTurns: number;
+  yes?: boolean;
+  content?: string;
+  db?: string;
+}
+
+/** What the chat's input loops share: the session, its store, and what /research needs. */
+export interface Chat {
+  session: ChatSession;
+  db: Db;
+  options: ChatOptions;
+  label: string;
+  research: ModelSetup;
+  userPrices: Record<string, Price>;
+  spinner?: Ora;
+}

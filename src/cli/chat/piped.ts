@@ -1,0 +1,48 @@
+import { createInterface } from 'node:readline';
+import { AgentError, errorMessage } from '../../errors.js';
+import type { Chat } from './context.js';
+import { slash } from './slash.js';
+import { TurnRenderer } from './turn-render.js';
+
+/** One user message per non-empty line; answers on stdout, traces on stderr. Stops at the first failure. */
+export async function piped(chat: Chat): Promise<void> {
+  const rl = createInterface({ input: process.stdin, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+  let busy: AbortController | undefined;
+  const onSigint = () => {
+    busy?.abort();
+    process.exitCode = 130;
+    rl.close();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    for await (const raw of rl) {
+      const text = raw.trim();
+      if (!text) continue;
+      busy = new AbortController();
+      if (text.startsWith('/')) {
+        const go = await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
+          (error) => {
+            throw error instanceof AgentError ? error : new AgentError(errorMessage(error), { cause: error });
+          },
+        );
+        busy = undefined;
+        if (!go) break;
+        continue;
+      }
+      const renderer = new TurnRenderer(process.stdout, process.stderr);
+      try {
+        await chat.session.send(text, { signal: busy.signal, onEvent: renderer.handle });
+        renderer.finish();
+      } catch (error) {
+        renderer.finish();
+        if (error instanceof AgentError) throw error;
+        throw new AgentError(errorMessage(error), { cause: error });
+      } finally {
+        busy = undefined;
+      }
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    rl.close();
+  }
+}

@@ -1,0 +1,96 @@
+import { contentDirectory } from '../../research/documents.js';
+import { runResearch } from '../../research/pipeline.js';
+import { runTotals } from '../../store/ledger.js';
+import { printResearch } from '../commands/research.js';
+import { ResearchRenderer, sourceList } from '../research-render.js';
+import { formatInt, formatUsd } from '../style.js';
+import type { Chat } from './context.js';
+
+const HELP = `Commands:
+  /help     this list
+  /cost     tokens and dollars spent in this session
+  /clear    forget the conversation so far
+  /research <question>
+            run the cited research chain (documents and web) and show its answer
+  /exit     leave (also Ctrl-D, or Ctrl-C at an empty prompt)
+Ctrl-C while the model is working cancels that turn; the chat stays open.`;
+
+export function costLine(chat: Chat): string {
+  const t = runTotals(chat.db, chat.session.runId);
+  const cost =
+    t.unpricedCalls === 0
+      ? formatUsd(t.costUsd ?? 0)
+      : t.unpricedCalls === t.calls
+        ? 'unknown'
+        : `${formatUsd(t.costUsd)} + unknown`;
+  return (
+    `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
+    `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${cost}.`
+  );
+}
+
+export /** Slash commands; resolves false when the chat should end. */
+async function slash(
+  chat: Chat,
+  line: string,
+  write: (s: string) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const [command] = line.split(/\s+/, 1);
+  switch (command) {
+    case '/exit':
+    case '/quit':
+      return false;
+    case '/help':
+      write(HELP);
+      break;
+    case '/cost':
+      write(costLine(chat));
+      break;
+    case '/clear':
+      chat.session.clear();
+      write('Conversation cleared.');
+      break;
+    case '/research':
+      await researchInChat(chat, line.slice(command.length).trim(), signal);
+      break;
+    default:
+      write(`Unknown command ${command}. Try /help.`);
+  }
+  return true;
+}
+
+/**
+ * The research chain inside a chat: its calls are recorded under the session, so /cost includes them;
+ * only a finished run enters the conversation, so a failure leaves the history as it was.
+ */
+async function researchInChat(chat: Chat, question: string, signal: AbortSignal): Promise<void> {
+  if (!question) {
+    process.stdout.write('Usage: /research <question>\n');
+    return;
+  }
+  const renderer = new ResearchRenderer(chat.spinner, Boolean(process.stdout.isTTY));
+  let result: Awaited<ReturnType<typeof runResearch>>;
+  let ok = false;
+  try {
+    result = await runResearch({
+      question,
+      db: chat.db,
+      contentDir: contentDirectory(chat.options.content),
+      env: process.env,
+      models: chat.research,
+      runId: chat.session.runId,
+      userPrices: chat.userPrices,
+      signal,
+      onEvent: renderer.handle,
+    });
+    ok = true;
+  } finally {
+    renderer.finishProgress(ok);
+  }
+  printResearch(result, renderer.answerShown);
+  chat.session.remember(
+    `Research this question: ${question}`,
+    `${result.answer}\n\nSources:\n${sourceList(result)}`,
+  );
+}
