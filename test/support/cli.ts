@@ -18,14 +18,22 @@ export function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'agent-test-')), 'agent.db');
 }
 
+/** Empty XDG folders, so no test reads the developer's price file or writes to their database. */
+const isolated = mkdtempSync(join(tmpdir(), 'agent-home-'));
+
 /** An environment with no keys and no colours, whatever the developer's shell has set. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|FORCE_COLOR|NO_COLOR)/.test(k)) continue;
+    if (/^(ANTHROPIC_|OPENAI_|OLLAMA_|AGENT_|BRAVE_|FORCE_COLOR|NO_COLOR|XDG_)/.test(k)) continue;
     env[k] = v;
   }
-  return { ...env, ...extra };
+  return {
+    ...env,
+    XDG_CONFIG_HOME: join(isolated, 'config'),
+    XDG_DATA_HOME: join(isolated, 'data'),
+    ...extra,
+  };
 }
 
 /** Runs the built CLI as a user would, with stdin from `input` (a pipe, never a terminal). */
