@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { runCli, tempDb } from '../support/cli.js';
@@ -94,6 +97,21 @@ describe('agent chat, piped', () => {
       'agent: OpenAI rejected the API key (401): Incorrect API key provided. Check OPENAI_API_KEY.',
     );
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("prices a model the table does not know from the user's price file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-prices-'));
+    const prices = join(dir, 'prices.json');
+    writeFileSync(prices, JSON.stringify({ 'scripted-model': { input: 1, output: 10 } }));
+    server.queue.push(sse(chatSse({ text: 'Hi.', usage: { input: 1_000_000, output: 100_000 } })));
+    const db = tempDb();
+    const r = await runCli(['chat', '--provider', 'openai-compatible', '--model', 'scripted-model'], {
+      env: { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db, AGENT_PRICES: prices },
+      input: 'hello\n',
+    });
+    expect(r.code).toBe(0);
+    const cost = JSON.parse((await runCli(['cost', '--json'], { env: { AGENT_DB: db } })).stdout);
+    expect(cost.totals).toMatchObject({ calls: 1, costUsd: 2, unpricedCalls: 0 });
   });
 
   it('says what to set when no provider is configured, exit 2', async () => {
