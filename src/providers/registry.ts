@@ -43,15 +43,6 @@ export function resolveProviderName(
   return undefined;
 }
 
-export function requireProviderName(
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): ProviderName {
-  const name = resolveProviderName(flag, env);
-  if (!name) throw new ConfigError(NO_PROVIDER_MESSAGE);
-  return name;
-}
-
 /** A model for a role: the flag, then its variable, then the provider's default. */
 export function resolveModel(
   provider: ProviderName,

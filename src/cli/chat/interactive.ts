@@ -70,7 +70,7 @@ export async function interactive(chat: Chat): Promise<void> {
   else process.stdout.write('\n');
 }
 
-export function reportTurnError(error: unknown): void {
+function reportTurnError(error: unknown): void {
   if (error instanceof AbortedError) {
     process.stderr.write(
       styleFor(process.stderr).dim('(cancelled; the conversation is as it was before this message)\n'),
