@@ -54,3 +54,10 @@ export function formatUsd(n: number | null): string {
   if (n < 0.01) return `$${n.toFixed(4)}`;
   return `$${n.toFixed(2)}`;
 }
+
+/** A ledger total's dollars: calls with no known price make it "unknown", or a known part "+ unknown". */
+export function formatCost(t: { calls: number; costUsd: number | null; unpricedCalls: number }): string {
+  if (t.unpricedCalls === 0) return formatUsd(t.costUsd ?? 0);
+  if (t.unpricedCalls === t.calls) return 'unknown';
+  return `${formatUsd(t.costUsd)} + unknown`;
+}

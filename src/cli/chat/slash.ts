@@ -3,7 +3,7 @@ import { runResearch } from '../../research/pipeline.js';
 import { runTotals } from '../../store/ledger.js';
 import { printResearch } from '../commands/research.js';
 import { ResearchRenderer, sourceList } from '../research-render.js';
-import { formatInt, formatUsd } from '../style.js';
+import { formatCost, formatInt } from '../style.js';
 import type { Chat } from './context.js';
 
 const HELP = `Commands:
@@ -17,15 +17,9 @@ Ctrl-C while the model is working cancels that turn; the chat stays open.`;
 
 export function costLine(chat: Chat): string {
   const t = runTotals(chat.db, chat.session.runId);
-  const cost =
-    t.unpricedCalls === 0
-      ? formatUsd(t.costUsd ?? 0)
-      : t.unpricedCalls === t.calls
-        ? 'unknown'
-        : `${formatUsd(t.costUsd)} + unknown`;
   return (
     `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
-    `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${cost}.`
+    `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${formatCost(t)}.`
   );
 }
 

@@ -1,7 +1,7 @@
 import { type CostRow, costReport, type GroupBy } from '../../store/ledger.js';
 import { openStore } from '../../store/open.js';
 import { parseSince } from '../since.js';
-import { formatInt, formatUsd, table } from '../style.js';
+import { formatCost, formatInt, table } from '../style.js';
 
 export interface CostOptions {
   by: GroupBy;
@@ -11,12 +11,6 @@ export interface CostOptions {
 }
 
 const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', command: 'COMMAND' };
-
-function costCell(row: Pick<CostRow, 'costUsd' | 'unpricedCalls' | 'calls'>): string {
-  if (row.unpricedCalls === 0) return formatUsd(row.costUsd ?? 0);
-  if (row.unpricedCalls === row.calls) return 'unknown';
-  return `${formatUsd(row.costUsd)} + unknown`;
-}
 
 export function runCost(options: CostOptions): void {
   const since = options.since === undefined ? undefined : parseSince(options.since);
@@ -46,7 +40,7 @@ export function runCost(options: CostOptions): void {
     formatInt(r.cacheWriteTokens),
     formatInt(r.outputTokens),
     formatInt(r.reasoningTokens),
-    costCell(r),
+    formatCost(r),
   ];
   const out = table(
     [HEADER_KEY[options.by], 'CALLS', 'INPUT', 'CACHE READ', 'CACHE WRITE', 'OUTPUT', '(REASONING)', 'COST'],
