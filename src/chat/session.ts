@@ -2,7 +2,7 @@ import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js'
 import type { Price } from '../providers/prices.js';
 import { recordCall } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
-import type { Message } from '../types.js';
+import { emptyUsage, type Message } from '../types.js';
 import { trimHistory } from './history.js';
 
 export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
@@ -70,7 +70,7 @@ export class ChatSession {
         content: [{ type: 'text', text: answer }],
         provider: this.options.provider.name,
         model: this.options.model,
-        usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 },
+        usage: emptyUsage(),
         stopReason: 'stop',
       },
     ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentError, errorMessage } from '../errors.js';
-import type { Message } from '../types.js';
+import { emptyUsage, type Message } from '../types.js';
 import type { DocumentInfo } from './documents.js';
 
 export interface Plan {
@@ -84,7 +84,7 @@ export async function makePlan(
         content: [{ type: 'text', text: first || '(empty)' }],
         provider: 'history',
         model: 'history',
-        usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 },
+        usage: emptyUsage(),
         stopReason: 'stop',
       },
       {

@@ -58,9 +58,7 @@ export async function interactive(chat: Chat): Promise<void> {
       renderer.finish();
     } catch (error) {
       renderer.finish();
-      if (error instanceof AbortedError)
-        process.stderr.write(s.dim('(cancelled; the conversation is as it was before this message)\n'));
-      else process.stderr.write(`${styleFor(process.stderr).red(`agent: ${errorMessage(error)}`)}\n`);
+      reportTurnError(error);
     } finally {
       busy = undefined;
     }

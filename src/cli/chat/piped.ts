@@ -22,7 +22,7 @@ export async function piped(chat: Chat): Promise<void> {
       if (text.startsWith('/')) {
         const go = await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
           (error) => {
-            throw error instanceof AgentError ? error : new AgentError(errorMessage(error), { cause: error });
+            throw asAgentError(error);
           },
         );
         busy = undefined;
@@ -35,8 +35,7 @@ export async function piped(chat: Chat): Promise<void> {
         renderer.finish();
       } catch (error) {
         renderer.finish();
-        if (error instanceof AgentError) throw error;
-        throw new AgentError(errorMessage(error), { cause: error });
+        throw asAgentError(error);
       } finally {
         busy = undefined;
       }
@@ -45,4 +44,9 @@ export async function piped(chat: Chat): Promise<void> {
     process.off('SIGINT', onSigint);
     rl.close();
   }
+}
+
+/** Whatever stopped the input ends the command with one line, not a stack trace. */
+function asAgentError(error: unknown): AgentError {
+  return error instanceof AgentError ? error : new AgentError(errorMessage(error), { cause: error });
 }

@@ -23,8 +23,8 @@ export function costLine(chat: Chat): string {
   );
 }
 
-export /** Slash commands; resolves false when the chat should end. */
-async function slash(
+/** Slash commands; resolves false when the chat should end. */
+export async function slash(
   chat: Chat,
   line: string,
   write: (s: string) => void,
