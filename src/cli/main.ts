@@ -16,6 +16,13 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/** `--provider`, shared by every command that calls a model. */
+const providerOption = () =>
+  new Option(
+    '--provider <name>',
+    'model provider (default: $AGENT_PROVIDER, else the first API key set)',
+  ).choices(PROVIDERS);
+
 export function buildProgram(): Command {
   const program = new Command('agent')
     .description(
@@ -30,12 +37,7 @@ export function buildProgram(): Command {
   program
     .command('chat')
     .description('Chat with a model that can calculate, read web pages, search and save notes.')
-    .addOption(
-      new Option(
-        '--provider <name>',
-        'model provider (default: $AGENT_PROVIDER, else the first API key set)',
-      ).choices(PROVIDERS),
-    )
+    .addOption(providerOption())
     .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)')
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
     .option('-y, --yes', 'run tools that ask for confirmation without asking')
@@ -51,7 +53,7 @@ Examples:
   printf 'What is 1234*5678?\\n' | agent chat    one answer per input line, for scripts
   agent chat --provider ollama --model qwen3   a local model through Ollama
 
-In the chat: /help, /cost, /clear, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
+In the chat: /help, /cost, /clear, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
     )
     .action(async (options, command: Command) => {
       const { runChat } = await import('./commands/chat.js');
@@ -62,12 +64,7 @@ In the chat: /help, /cost, /clear, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`
     .command('research')
     .argument('<question...>', 'what to find out (quotes optional)')
     .description('Answer a question with citations, from local documents and the web.')
-    .addOption(
-      new Option(
-        '--provider <name>',
-        'model provider (default: $AGENT_PROVIDER, else the first API key set)',
-      ).choices(PROVIDERS),
-    )
+    .addOption(providerOption())
     .option('--small-model <id>', 'model that plans (default: $AGENT_SMALL_MODEL, else per provider)')
     .option(
       '--large-model <id>',
