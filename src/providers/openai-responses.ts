@@ -212,11 +212,8 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
               status = r.status ?? undefined;
               incompleteReason = r.incomplete_details?.reason ?? undefined;
               if (r.usage) usage = fromOpenAIResponsesUsage(r.usage);
-              if (event.type === 'response.failed') {
-                throw Object.assign(new Error(r.error?.message ?? 'the response failed'), {
-                  status: undefined,
-                });
-              }
+              if (event.type === 'response.failed')
+                throw new Error(r.error?.message ?? 'the response failed');
               break;
             }
             case 'error':

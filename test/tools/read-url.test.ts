@@ -208,6 +208,7 @@ describe('read_url', () => {
 
   it('inflates a body compressed against our wishes, up to the same cap (a bomb stops there)', async () => {
     const s = await serve((req, res) => {
+      if (req.url === '/zstd') return res.writeHead(200, { 'content-encoding': 'zstd' }).end('x');
       const body = req.url === '/bomb' ? Buffer.alloc(50 * 1024 * 1024) : Buffer.from(ARTICLE);
       res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(body));
     });
@@ -216,6 +217,9 @@ describe('read_url', () => {
     const bomb = await safeFetch(`${s.base}/bomb`, { env: allow(s.port) });
     expect(bomb.body.length).toBe(512 * 1024);
     expect(bomb.truncated).toBe(true);
+    await expect(safeFetch(`${s.base}/zstd`, { env: allow(s.port) })).rejects.toThrow(
+      /^The page uses a content encoding read_url cannot read \(zstd\)\.$/,
+    );
   });
 
   it('times out a server that never answers', async () => {

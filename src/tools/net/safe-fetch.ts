@@ -109,19 +109,22 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
   return { body: Buffer.concat(chunks), truncated };
 }
 
+// SYNC_FLUSH: a body cut at the byte cap still inflates as far as it goes instead of failing.
+const gunzip = () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
+  gzip: gunzip,
+  'x-gzip': gunzip,
+  deflate: () => zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+  br: () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
+};
+
 /**
  * We ask for `identity`, but some servers compress anyway. What was read is inflated up to the same cap:
  * a truncated stream inflates as far as it goes, and a compression bomb stops at the cap.
  */
 export async function decodeBody(raw: Buffer, encoding: string, maxBytes: number): Promise<Buffer> {
-  const make: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
-    gzip: () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
-    'x-gzip': () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
-    deflate: () => zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
-    br: () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
-  };
   if (encoding === 'identity' || encoding === '') return raw;
-  const create = make[encoding];
+  const create = DECODERS[encoding];
   if (!create) throw new ToolError(`The page uses a content encoding read_url cannot read (${encoding}).`);
   const stream = create();
   const chunks: Buffer[] = [];
@@ -154,6 +157,12 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
   } catch {
     throw new ToolError(`"${input}" is not a valid URL.`);
   }
+  /** The user's cancellation stays one; our own verdicts keep their words; the rest says what failed. */
+  const failure = (error: unknown, message: string): unknown => {
+    if (o.signal?.aborted || error instanceof ToolError) return error;
+    if (timeout.aborted) return new ToolError(`Timed out reading ${url.href}.`);
+    return new ToolError(message);
+  };
   for (let hop = 0; ; hop++) {
     checkUrl(url, allow);
     let refused: string | undefined;
@@ -175,10 +184,8 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
         });
       } catch (error) {
         if (refused) throw new ToolError(refused);
-        if (o.signal?.aborted) throw error;
-        if (timeout.aborted) throw new ToolError(`Timed out reading ${url.href}.`);
         const cause = (error as { cause?: Error }).cause?.message ?? (error as Error).message;
-        throw new ToolError(`Could not connect to ${url.host}: ${cause}.`);
+        throw failure(error, `Could not connect to ${url.host}: ${cause}.`);
       }
       const { statusCode, headers, body } = response;
       if (statusCode >= 300 && statusCode < 400 && headers.location) {
@@ -202,9 +209,8 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
           truncated: truncated || bytes.length >= maxBytes,
         };
       } catch (error) {
-        if (o.signal?.aborted) throw error;
-        if (timeout.aborted) throw new ToolError(`Timed out reading ${url.href}.`);
-        throw new ToolError(
+        throw failure(
+          error,
           `The connection to ${url.host} failed while reading: ${(error as Error).message}.`,
         );
       }
