@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { ftsQuery } from '../store/fts.js';
 import type { Db } from '../store/open.js';
 
 // Local documents: every Markdown or text file under the content folder, indexed in SQLite FTS5 and
@@ -148,7 +149,7 @@ export interface SearchHit extends DocumentInfo {
 export function searchDocuments(db: Db, root: string, query: string, limit = 5): SearchHit[] {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
-  const match = terms.map((t) => `"${t.replace(/"/g, '')}"`).join(' OR ');
+  const match = ftsQuery(terms, 'OR');
   return db
     .prepare(
       // CROSS JOIN keeps the full-text index as the outer loop; otherwise SQLite may walk every

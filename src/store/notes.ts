@@ -1,3 +1,4 @@
+import { ftsQuery } from './fts.js';
 import type { Db } from './open.js';
 
 export interface Note {
@@ -44,21 +45,16 @@ export function listNotes(db: Db, query?: string, limit = 50): Note[] {
       db.prepare('SELECT * FROM notes ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as NoteRow[]
     ).map(toNote);
   }
-  if (!toFtsQuery(query, 'AND')) return [];
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) return [];
   const search = db.prepare(
     `SELECT notes.* FROM notes_fts CROSS JOIN notes ON notes.id = notes_fts.rowid
      WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts), notes.created_at DESC LIMIT ?`,
   );
   // Notes with every word first; only when none has them all, notes with any of them.
-  let rows = search.all(toFtsQuery(query, 'AND'), limit) as NoteRow[];
-  if (rows.length === 0) rows = search.all(toFtsQuery(query, 'OR'), limit) as NoteRow[];
+  let rows = search.all(ftsQuery(words, 'AND'), limit) as NoteRow[];
+  if (rows.length === 0) rows = search.all(ftsQuery(words, 'OR'), limit) as NoteRow[];
   return rows.map(toNote);
-}
-
-/** Words each quoted and joined, so any text is a valid FTS5 query; '' when the text has no words. */
-export function toFtsQuery(text: string, join: 'AND' | 'OR'): string {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].map((w) => `"${w}"`).join(` ${join} `);
 }
 
 /** Removes a note; false when there was none with that id. */
