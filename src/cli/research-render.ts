@@ -1,3 +1,4 @@
+import type { Ora } from 'ora';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import type { SourceReport } from '../research/sources.js';
 import { formatInt, formatUsd, styleFor } from './style.js';
@@ -12,22 +13,13 @@ const STEP_LABEL: Record<ResearchStep, string> = {
   select: 'Selecting passages',
 };
 
-interface SpinnerLike {
-  start(text?: string): unknown;
-  succeed(text?: string): unknown;
-  fail(text?: string): unknown;
-  stop(): unknown;
-  isSpinning: boolean;
-  text: string;
-}
-
 /** Progress on stderr (a spinner per step on a terminal, plain lines otherwise), the answer on stdout. */
 export class ResearchRenderer {
   private streamed = false;
   private readonly err = styleFor(process.stderr);
 
   constructor(
-    private readonly spinner: SpinnerLike | undefined,
+    private readonly spinner: Ora | undefined,
     private readonly streamAnswer: boolean,
   ) {}
 

@@ -1,12 +1,7 @@
+import type { Ora } from 'ora';
 import type { LoopEvent } from '../../loop/run-turn.js';
 import type { ToolCall } from '../../types.js';
 import { type Style, styleFor } from '../style.js';
-
-interface SpinnerLike {
-  start(text?: string): unknown;
-  stop(): unknown;
-  isSpinning: boolean;
-}
 
 /** A one-line, shortened view of a tool result for the trace. */
 export function summarize(text: string, max = 100): string {
@@ -26,7 +21,7 @@ export class TurnRenderer {
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly err: NodeJS.WriteStream,
-    private readonly spinner?: SpinnerLike,
+    private readonly spinner?: Ora,
   ) {
     this.s = styleFor(out);
     this.dimErr = styleFor(err);
