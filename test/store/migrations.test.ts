@@ -1,52 +1,45 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open.js';
-import { tempDb } from '../support/cli.js';
+import { runCli, tempDb } from '../support/cli.js';
 
 const columns = (db: Database.Database, table: string) =>
   (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
 
+const names = () => migrations().map((m) => m.name);
+
+/** A database file as agent 0.1.0 left it, with a row in each table. */
+function oldDatabase(): string {
+  const path = tempDb();
+  const db = new Database(path);
+  db.exec(readFileSync(new URL('../fixtures/db/v0.1.0.sql', import.meta.url), 'utf8'));
+  db.close();
+  return path;
+}
+
 describe('migrations', () => {
+  it('are the SQL files of db/migrations, in order', () => {
+    expect(names().slice(0, 3)).toEqual(['001_usage_ledger', '002_notes', '003_documents']);
+    expect([...names()].sort()).toEqual(names());
+  });
+
   it('bring an empty database to the current schema and record each step by name', () => {
     const db = new Database(':memory:');
     const ran = migrate(db);
-    expect(ran).toEqual(migrations.map((m) => m.name));
+    expect(ran).toEqual(names());
     const recorded = (
       db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]
     ).map((r) => r.name);
-    expect(recorded).toEqual(migrations.map((m) => m.name).sort());
-    expect(columns(db, 'usage_ledger')).toEqual([
-      'id',
-      'ts',
-      'command',
-      'run_id',
-      'step',
-      'provider',
-      'model',
-      'input_tokens',
-      'cache_read_tokens',
-      'cache_write_tokens',
-      'output_tokens',
-      'reasoning_tokens',
-      'price_input',
-      'price_output',
-      'price_cache_read',
-      'price_cache_write',
-      'price_source',
-      'cost_usd',
-    ]);
+    expect(recorded).toEqual(names());
+    expect(columns(db, 'usage_ledger')).toEqual(
+      expect.arrayContaining(['id', 'ts', 'command', 'run_id', 'step', 'provider', 'model', 'cost_usd']),
+    );
     expect(columns(db, 'notes')).toEqual(['id', 'content', 'title', 'tags', 'created_at']);
-    expect(columns(db, 'documents')).toEqual([
-      'id',
-      'root',
-      'slug',
-      'path',
-      'title',
-      'body',
-      'mtime_ms',
-      'size',
-    ]);
+    expect(columns(db, 'documents')).toEqual(
+      expect.arrayContaining(['id', 'root', 'slug', 'path', 'title', 'body', 'mtime_ms', 'size']),
+    );
     const fts = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'notes_fts'").get() as { sql: string };
     expect(fts.sql).toMatch(/USING fts5/i);
   });
@@ -55,6 +48,35 @@ describe('migrations', () => {
     const db = new Database(':memory:');
     migrate(db);
     expect(migrate(db)).toEqual([]);
+  });
+
+  it('upgrade a database made by agent 0.1.0 in place, keeping its rows', () => {
+    const path = oldDatabase();
+    const db = openStore(path);
+    const recorded = (
+      db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]
+    ).map((r) => r.name);
+    expect(recorded).toEqual(names());
+    expect(db.prepare('SELECT cost_usd FROM usage_ledger').pluck().get()).toBe(0.006);
+    expect(db.prepare("SELECT content FROM notes_fts WHERE notes_fts MATCH 'refund'").pluck().get()).toBe(
+      'Refund limit is $200',
+    );
+    expect(db.prepare('SELECT title FROM documents').pluck().get()).toBe('Refunds Policy');
+    db.close();
+  });
+
+  it('refuse a database written by a newer version, without changing it', async () => {
+    const path = oldDatabase();
+    const db = new Database(path);
+    db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES ('999_from_the_future', 1)").run();
+    db.pragma('journal_mode = WAL');
+    db.close();
+    const before = readFileSync(path);
+    const r = await runCli(['--db', path, 'notes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/newer version of agent.*999_from_the_future/);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(readFileSync(path).equals(before)).toBe(true);
   });
 
   it('open the file in WAL mode with a busy timeout', () => {

@@ -1,0 +1,24 @@
+import { type Command, Option } from 'commander';
+
+export function addCostCommand(program: Command): void {
+  program
+    .command('cost')
+    .description('Show what model calls have cost, from the usage ledger.')
+    .addOption(
+      new Option('--by <group>', 'group rows by').choices(['model', 'day', 'command']).default('model'),
+    )
+    .option('--since <when>', 'only calls since a duration ago (7d, 12h, 2w) or a date (2026-11-01)')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agent cost                      spend per model, all time
+  agent cost --by day --since 7d  the last week, day by day
+  agent cost --by command --json  machine-readable totals`,
+    )
+    .action(async (options, command: Command) => {
+      const { runCost } = await import('../commands/cost.js');
+      runCost({ ...options, db: command.optsWithGlobals().db });
+    });
+}
