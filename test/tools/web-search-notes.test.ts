@@ -49,11 +49,20 @@ describe('web_search', () => {
   it('turns 429 and 401 into errors that say what happened', async () => {
     server.queue.push(json(429, {}), json(401, {}));
     const tool = webSearchTool({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url });
-    await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(/rate limit \(429\)/);
-    await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(/refused \(401\).*BRAVE_SEARCH_KEY/);
+    await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(/rate limit reached \(429\)/);
+    await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(
+      /refused the key \(401\).*BRAVE_SEARCH_KEY/,
+    );
   });
 
-  it('is offered only when BRAVE_SEARCH_KEY is set', async () => {
+  it('says "No results." for an empty result list', async () => {
+    server.queue.push(json(200, { web: { results: [] } }));
+    const tool = webSearchTool({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url });
+    expect(await tool.run({ query: 'zzzz' }, { signal })).toBe('No results.');
+    expect(new URL(server.requests[0]!.url, server.url).searchParams.get('count')).toBe('5');
+  });
+
+  it('is offered only when a search backend is configured', async () => {
     const db = openStore(':memory:');
     expect((await buildChatTools(db, {})).names).toEqual([
       'calculator',

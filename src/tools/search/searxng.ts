@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ToolError } from '../tool.js';
+import { searchEndpoint } from './config.js';
+import { parseReply, requestJson } from './request.js';
+import { plain, type SearchResult } from './result.js';
+
+// SearXNG, a self-hosted metasearch engine: GET {SEARXNG_URL}/search?q=…&format=json, no key; results[] with
+// title, url and content (an excerpt). JSON output is off by default: such an instance answers 403.
+
+const searxngReply = z.object({
+  results: z.array(
+    z.object({
+      title: z.string().nullish(),
+      // Every web result has one; an engine plugin's odd entry without it is skipped, not fatal.
+      url: z.string().nullish(),
+      content: z.string().nullish(),
+    }),
+  ),
+  /** `[engine, reason]` pairs for the engines that failed this time. */
+  unresponsive_engines: z.array(z.array(z.unknown())).nullish(),
+});
+
+export async function searchSearxng(
+  query: string,
+  count: number,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<SearchResult[]> {
+  const url = searchEndpoint('searxng', env);
+  const where = `${url.origin}${url.pathname.replace(/\/search$/, '')}`;
+  // fetch refuses URLs with credentials; an instance behind basic auth gets them as a header instead.
+  const headers: Record<string, string> = {};
+  if (url.username || url.password) {
+    const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.Authorization = `Basic ${Buffer.from(user).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  url.searchParams.set('q', query);
+  url.searchParams.set('format', 'json');
+  const body = await requestJson({
+    service: 'SearXNG',
+    url,
+    headers,
+    signal,
+    statusMessage: (status) => {
+      if (status === 403) {
+        return (
+          `The SearXNG instance at ${where} has JSON output switched off (403): add json under ` +
+          'search.formats in its settings.yml (formats: [html, json]) and restart it.'
+        );
+      }
+      if (status === 401) {
+        return `The SearXNG instance at ${where} asks for a login (401): give it in SEARXNG_URL as https://user:password@host/.`;
+      }
+      if (status === 429) {
+        return (
+          `The SearXNG instance at ${where} is limiting requests (429): wait, or on your own instance turn ` +
+          'its limiter off (server.limiter: false in settings.yml).'
+        );
+      }
+      return undefined;
+    },
+    notJsonHint: 'check that SEARXNG_URL is the address of a SearXNG instance',
+  });
+  const reply = parseReply(searxngReply, body, 'SearXNG');
+  const results = reply.results
+    .filter((r): r is typeof r & { url: string } => typeof r.url === 'string' && r.url !== '')
+    .slice(0, count)
+    .map((r) => ({ title: plain(r.title ?? ''), url: r.url, snippet: plain(r.content ?? '') }));
+  const failed = (reply.unresponsive_engines ?? []).map((e) =>
+    e.filter((x) => typeof x === 'string').join(': '),
+  );
+  // Nothing found because every engine failed is not "no results": say which engines and why.
+  if (results.length === 0 && failed.length > 0) {
+    throw new ToolError(`SearXNG found nothing because its engines did not answer (${failed.join('; ')}).`);
+  }
+  return results;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { searchEndpoint } from './config.js';
+import { parseReply, requestJson } from './request.js';
+import { oneLine, type SearchResult } from './result.js';
+
+// Tavily Search API: POST {TAVILY_BASE_URL}/search, `Authorization: Bearer <key>`, a JSON body; results[]
+// with title, url, content (an excerpt) and raw_content (the page's text, or null when Tavily has none).
+
+const tavilyReply = z.object({
+  results: z.array(
+    z.object({
+      title: z.string().nullish(),
+      url: z.string(),
+      content: z.string().nullish(),
+      raw_content: z.string().nullish(),
+    }),
+  ),
+});
+
+export async function searchTavily(
+  query: string,
+  count: number,
+  env: NodeJS.ProcessEnv,
+  key: string,
+  signal?: AbortSignal,
+): Promise<SearchResult[]> {
+  const body = await requestJson({
+    service: 'Tavily',
+    url: searchEndpoint('tavily', env),
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}` },
+    body: {
+      query,
+      max_results: count,
+      search_depth: 'basic',
+      topic: 'general',
+      include_answer: false,
+      // The page text comes with each result (as Markdown): it stands in for a page that cannot be read.
+      include_raw_content: true,
+      include_images: false,
+    },
+    signal,
+    // Other refusals (a used-up plan, say) keep Tavily's own words: requestJson quotes its `detail.error`.
+    keyVariable: 'TAVILY_API_KEY',
+  });
+  return parseReply(tavilyReply, body, 'Tavily')
+    .results.slice(0, count)
+    .map((r) => {
+      const result: SearchResult = {
+        title: oneLine(r.title ?? ''),
+        url: r.url,
+        snippet: oneLine(r.content ?? ''),
+      };
+      const content = r.raw_content?.trim();
+      if (content) result.content = content;
+      return result;
+    });
+}
