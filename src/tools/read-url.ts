@@ -1,9 +1,13 @@
 import { z } from 'zod';
+import { FormatError } from '../formats/errors.js';
+import { formatPdfText, readPdf } from '../formats/pdf.js';
 import { extractHtml } from './extract/html-to-text.js';
-import { type Fetched, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
+import { type Fetched, type ResponseStart, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
 import { type Tool, ToolError } from './tool.js';
 
 export const MAX_TEXT_CHARS = 8000;
+/** A PDF cut short cannot be parsed, so PDFs are read whole, up to this size, or refused. */
+export const PDF_MAX_BYTES = 10 * 1024 * 1024;
 
 export interface Page {
   url: string;
@@ -27,10 +31,44 @@ function decode(body: Buffer, charset: string): string {
   }
 }
 
+const mediaType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
+
+/**
+ * A PDF whatever the server claims: by its type, by a body that starts like one, or by a `.pdf` path
+ * (unless the body is plainly markup, such as a login page served in the PDF's place).
+ */
+export function isPdf({ url, contentType, firstBytes }: ResponseStart): boolean {
+  const type = mediaType(contentType);
+  const start = firstBytes.subarray(0, 1024).toString('latin1');
+  if (type === 'application/pdf' || type === 'application/x-pdf' || /^\s*%PDF-/.test(start)) return true;
+  return /\.pdf$/i.test(url.pathname) && !/^\s*</.test(start);
+}
+
+const firstLine = (pages: string[]) =>
+  pages
+    .join('\n')
+    .split('\n')
+    .find((line) => line.trim())
+    ?.trim()
+    .slice(0, 200) ?? '';
+
+async function pdfPage(fetched: Fetched, signal?: AbortSignal): Promise<Page> {
+  try {
+    const { title, pages } = await readPdf(fetched.body, { signal });
+    return { url: fetched.url, title: title ?? firstLine(pages), text: formatPdfText(pages) };
+  } catch (error) {
+    if (error instanceof FormatError) throw new ToolError(`${fetched.url}: ${error.message}`);
+    throw error;
+  }
+}
+
 /** Turns a fetched response into readable text, or says why it cannot be read. */
-export function toPage(fetched: Fetched): Page {
+export async function toPage(fetched: Fetched, signal?: AbortSignal): Promise<Page> {
   if (fetched.status >= 400) throw new ToolError(`${fetched.url} answered HTTP ${fetched.status}.`);
-  const type = fetched.contentType.split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(fetched.contentType);
+  if (isPdf({ url: new URL(fetched.url), contentType: fetched.contentType, firstBytes: fetched.body })) {
+    return pdfPage(fetched, signal);
+  }
   const text = decode(fetched.body, detectCharset(fetched.contentType, fetched.body));
   const looksHtml = type === '' && /^\s*</.test(text);
   if (type === 'text/html' || type === 'application/xhtml+xml' || looksHtml) {
@@ -42,12 +80,15 @@ export function toPage(fetched: Fetched): Page {
     return { url: fetched.url, title: '', text: text.trim() };
   }
   throw new ToolError(
-    `${fetched.url} is ${type}, which read_url cannot read; only web pages, plain text and JSON.`,
+    `${fetched.url} is ${type}, which read_url cannot read; only web pages, PDFs, plain text and JSON.`,
   );
 }
 
+/** Fetches and reads a page; PDFs get their own byte cap, since they are read whole or not at all. */
 export async function readPage(url: string, options: SafeFetchOptions): Promise<Page> {
-  return toPage(await safeFetch(url, options));
+  const limitFor = (start: ResponseStart) =>
+    isPdf(start) ? { maxBytes: PDF_MAX_BYTES, wholeOnly: 'PDF' } : options.limitFor?.(start);
+  return toPage(await safeFetch(url, { ...options, limitFor }), options.signal);
 }
 
 /** The title first, then the text, cut at MAX_TEXT_CHARS with a visible marker. */
@@ -68,8 +109,9 @@ export function readUrlTool(
   return {
     name: 'read_url',
     description:
-      'Fetches a public web page (or plain text / JSON) and returns its main text, title first, up to 8,000 ' +
-      'characters. Call it when the user gives a URL or a search result needs reading in full. ' +
+      'Fetches a public web page, PDF, plain text or JSON and returns its main text, title first, up to ' +
+      '8,000 characters (a PDF with [Page n] markers). Call it when the user gives a URL or a search ' +
+      'result needs reading in full. ' +
       'Private, local and non-HTTP addresses are refused.',
     input: z.strictObject({ url: z.string().min(1).describe('An absolute http(s) URL') }),
     async run({ url }, { signal }) {

@@ -4,7 +4,8 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractHtml } from '../../src/tools/extract/html-to-text.js';
 import { safeFetch } from '../../src/tools/net/safe-fetch.js';
-import { formatPage, readUrlTool } from '../../src/tools/read-url.js';
+import { formatPage, readPage, readUrlTool } from '../../src/tools/read-url.js';
+import { makePdf, truncatePdf } from '../support/make-pdf.js';
 
 type Handler = Parameters<typeof createServer>[1];
 const servers: Server[] = [];
@@ -44,15 +45,18 @@ const ARTICLE = `<!doctype html><html><head><title>Refund rules | Example</title
 <footer>© 2026 Example Inc. All rights reserved.</footer></body></html>`;
 
 describe('HTML to text', () => {
-  it('keeps the main content with block boundaries as line breaks, drops scripts and boilerplate', () => {
+  it('keeps the main content as light Markdown, drops scripts and boilerplate', () => {
     const { title, text } = extractHtml(ARTICLE);
     expect(title).toBe('Refund rules | Example');
     expect(text.split('\n')).toEqual([
-      'Refund rules',
+      '# Refund rules',
+      '',
       'Support agents may refund up to $200 without approval, as long as the order is less than 90 days old.',
+      '',
       'Larger refunds need a team lead, who should answer within one business day, or the request escalates.',
-      'Refunds go back to the original payment method.',
-      'Store credit is offered only on request.',
+      '',
+      '- Refunds go back to the original payment method.',
+      '- Store credit is offered only on request.',
     ]);
   });
 
@@ -64,7 +68,7 @@ describe('HTML to text', () => {
     // Broken JSON-LD (a trailing comma), paragraphs glued together: both common in the wild.
     const html = `<html><head><script type="application/ld+json">{"@type": "NewsArticle", "articleBody": "${first}${second}", }</script>
       </head><body><div id="app"><p>Loading the story, please wait.</p></div></body></html>`;
-    expect(extractHtml(html).text).toBe(`${first}\n${second}`);
+    expect(extractHtml(html).text).toBe(`${first}\n\n${second}`);
   });
 
   it('joins an article split into same-class parts in different places of the page', () => {
@@ -76,8 +80,8 @@ describe('HTML to text', () => {
       <div class="body-wrap"><div class="story-part">${para('Part two continues it.')}${para('Part three adds more.')}</div></div>
       <div class="comments">${para('A reader comments here.')}</div>
     </body></html>`;
-    const lines = extractHtml(html).text.split('\n');
-    expect(lines.map((l) => l.split('.')[0])).toEqual([
+    const paragraphs = extractHtml(html).text.split('\n\n');
+    expect(paragraphs.map((l) => l.split('.')[0])).toEqual([
       'Part one opens the story',
       'Part two continues it',
       'Part three adds more',
@@ -92,8 +96,8 @@ describe('HTML to text', () => {
       ${para('First paragraph.')}${para('Second paragraph.')}${para('Third paragraph.')}
       <p>You may also like...</p><p>Ten other stories you will not read</p>
     </article></body></html>`;
-    const lines = extractHtml(html).text.split('\n');
-    expect(lines.map((l) => l.split('.')[0])).toEqual([
+    const paragraphs = extractHtml(html).text.split('\n\n');
+    expect(paragraphs.map((l) => l.split('.')[0])).toEqual([
       'First paragraph',
       'Second paragraph',
       'Third paragraph',
@@ -115,7 +119,7 @@ describe('read_url', () => {
     );
     const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/refunds` }, { signal });
     expect(out).toMatch(
-      /^Refund rules \| Example\nhttp:\/\/127\.0\.0\.1:\d+\/refunds\n\nRefund rules\nSupport agents may refund up to \$200/,
+      /^Refund rules \| Example\nhttp:\/\/127\.0\.0\.1:\d+\/refunds\n\n# Refund rules\n\nSupport agents may refund up to \$200/,
     );
     expect(out).not.toMatch(/tracking|Products Pricing|All rights reserved/);
   });
@@ -229,15 +233,13 @@ describe('read_url', () => {
     );
   });
 
-  it('decodes the charset from the header or the meta tag, and refuses PDFs', async () => {
+  it('decodes the charset from the header or the meta tag', async () => {
     const latin1 = Buffer.from(
       '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e is on the menu every day of the week.</p></body></html>',
       'latin1',
     );
     const s = await serve((req, res) => {
-      if (req.url === '/pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4');
-      else if (req.url === '/json')
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (req.url === '/json') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       else res.writeHead(200, { 'content-type': 'text/html' }).end(latin1);
     });
     const tool = readUrlTool(allow(s.port));
@@ -245,8 +247,158 @@ describe('read_url', () => {
       /^Café\n.*\n\nCrème brûlée is on the menu/,
     );
     expect(await tool.run({ url: `${s.base}/json` }, { signal })).toMatch(/\{"ok":true\}$/);
-    await expect(tool.run({ url: `${s.base}/pdf` }, { signal })).rejects.toThrow(
-      /application\/pdf, which read_url cannot read/,
+  });
+
+  it('refuses a type it cannot read, naming what it can', async () => {
+    const s = await serve((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('\x89PNG'));
+    await expect(readUrlTool(allow(s.port)).run({ url: `${s.base}/logo` }, { signal })).rejects.toThrow(
+      /is image\/png, which read_url cannot read; only web pages, PDFs, plain text and JSON\.$/,
+    );
+  });
+});
+
+const HANDBOOK = makePdf({
+  title: 'Support handbook',
+  pages: [
+    ['Refunds', 'Agents may refund up to $200 without approval.', '', 'Team leads approve larger refunds.'],
+    ['Escalation', 'Call the duty manager after 6 pm.'],
+    ['Contacts', 'support@example.com'],
+  ],
+});
+
+/** Streams `first`, then filler until the client hangs up or 50 MB went out; counts what was written. */
+function endless(res: Parameters<Handler & {}>[1], first: Buffer, filler: Buffer, headers = {}) {
+  const sent = { bytes: 0, closed: false };
+  res.writeHead(200, headers);
+  res.on('close', () => {
+    sent.closed = true;
+  });
+  res.write(first);
+  const pump = () => {
+    while (!sent.closed && sent.bytes < 50 * 1024 * 1024) {
+      sent.bytes += filler.length;
+      if (!res.write(filler)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
+  return sent;
+}
+
+describe('read_url on PDFs', () => {
+  it('reads a multi-page PDF: the title, then each page after its marker, in order', async () => {
+    const s = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(HANDBOOK),
+    );
+    const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/handbook` }, { signal });
+    expect(out).toBe(
+      `Support handbook\n${s.base}/handbook\n\n` +
+        '[Page 1]\nRefunds\nAgents may refund up to $200 without approval.\n\nTeam leads approve larger refunds.\n\n' +
+        '[Page 2]\nEscalation\nCall the duty manager after 6 pm.\n\n[Page 3]\nContacts\nsupport@example.com',
+    );
+  });
+
+  it('knows a PDF by its .pdf path or its %PDF- start, whatever type the server claims', async () => {
+    const untitled = makePdf({ pages: [['Price list 2026', 'Basic plan: $12 a month.']] });
+    const s = await serve((req, res) => {
+      if (req.url === '/files/prices.pdf') res.writeHead(200, { 'content-type': 'text/plain' }).end(untitled);
+      else if (req.url === '/download?id=7')
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(untitled);
+      else if (req.url === '/zipped')
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          .end(gzipSync(untitled));
+      // A login page served where the PDF was expected is read as the page it is.
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+    });
+    const tool = readUrlTool(allow(s.port));
+    for (const path of ['/files/prices.pdf', '/download?id=7', '/zipped']) {
+      expect(await tool.run({ url: `${s.base}${path}` }, { signal })).toBe(
+        `Price list 2026\n${s.base}${path}\n\n[Page 1]\nPrice list 2026\nBasic plan: $12 a month.`,
+      );
+    }
+    expect(await tool.run({ url: `${s.base}/login.pdf` }, { signal })).toMatch(/^Refund rules \| Example\n/);
+  });
+
+  it('says which: encrypted, damaged or incomplete, or without a text layer', async () => {
+    const bodies: Record<string, Buffer> = {
+      '/locked.pdf': makePdf({ pages: [['Salaries']], encrypted: true }),
+      '/cut.pdf': truncatePdf(HANDBOOK),
+      '/scan.pdf': makePdf({ pages: [[]], imageOnly: true }),
+    };
+    const s = await serve((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(bodies[req.url!]),
+    );
+    const tool = readUrlTool(allow(s.port));
+    const read = (path: string) => tool.run({ url: `${s.base}${path}` }, { signal });
+    await expect(read('/locked.pdf')).rejects.toThrow(
+      `${s.base}/locked.pdf: The PDF is encrypted (password-protected), so its text cannot be read.`,
+    );
+    await expect(read('/cut.pdf')).rejects.toThrow(/cut\.pdf: The PDF is damaged or incomplete: /);
+    await expect(read('/scan.pdf')).rejects.toThrow(
+      /scan\.pdf: The PDF has no text layer \(scanned or image-only\); it would need OCR\.$/,
+    );
+  });
+
+  it('reads a PDF past the HTML cap whole, and refuses one over 10 MB without parsing part of it', async () => {
+    const large = makePdf({ pages: [['Appendix', 'The last figure is 42.']], padBytes: 3 * 1024 * 1024 });
+    const huge = makePdf({ pages: [['Too big']], padBytes: 11 * 1024 * 1024 });
+    let streamed = { bytes: 0, closed: false };
+    const s = await serve((req, res) => {
+      const body = req.url === '/large.pdf' ? large : req.url === '/huge.pdf' ? huge : undefined;
+      const length = String(body?.length);
+      if (body) res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': length }).end(body);
+      // No length given: only reading tells, and reading stops just past the cap.
+      else streamed = endless(res, Buffer.from('%PDF-1.7\n'), Buffer.alloc(64 * 1024, '%'));
+    });
+    const tool = readUrlTool(allow(s.port));
+    expect(await tool.run({ url: `${s.base}/large.pdf` }, { signal })).toMatch(
+      /\[Page 1\]\nAppendix\nThe last figure is 42\.$/,
+    );
+    await expect(tool.run({ url: `${s.base}/huge.pdf` }, { signal })).rejects.toThrow(
+      `${s.base}/huge.pdf is a PDF of 11 MB, over the 10 MB limit for a PDF; it was not read.`,
+    );
+    await expect(tool.run({ url: `${s.base}/stream` }, { signal })).rejects.toThrow(
+      `${s.base}/stream is a PDF larger than the 10 MB limit for a PDF; it was not read.`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    expect(streamed.closed).toBe(true);
+    expect(streamed.bytes).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  it('keeps HTML at 512 KB while PDFs may be larger', async () => {
+    const para = (text: string) => Buffer.from(`<p>${text} ${'More words follow here. '.repeat(20)}</p>`);
+    let sent = { bytes: 0, closed: false };
+    const s = await serve((_req, res) => {
+      sent = endless(res, Buffer.from('<html><body><article>'), para('Filler paragraph.'), {
+        'content-type': 'text/html',
+      });
+    });
+    const page = await readPage(`${s.base}/long`, { env: allow(s.port), signal });
+    const bytes = Buffer.byteLength(page.text);
+    expect(bytes).toBeGreaterThan(400 * 1024);
+    expect(bytes).toBeLessThan(512 * 1024);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sent.closed).toBe(true);
+    expect(sent.bytes).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('lets the caller pick a cap per response: a body exactly at it is whole, one byte more is refused', async () => {
+    const s = await serve((req, res) => {
+      // Chunked (no length), the cap's worth first and the rest after a pause, so reading must go past the
+      // cap to tell a whole body from a longer one.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write(Buffer.alloc(4000, 'a'));
+      setTimeout(() => res.end(req.url === '/over' ? 'a' : ''), 50);
+    });
+    const options = {
+      env: allow(s.port),
+      limitFor: ({ firstBytes }: { firstBytes: Buffer }) =>
+        firstBytes.toString().startsWith('a') ? { maxBytes: 4000, wholeOnly: 'letter' } : undefined,
+    };
+    expect((await safeFetch(`${s.base}/exact`, options)).body.length).toBe(4000);
+    await expect(safeFetch(`${s.base}/over`, options)).rejects.toThrow(
+      /\/over is a letter larger than the 3\.9 KB limit for a letter; it was not read\.$/,
     );
   });
 });

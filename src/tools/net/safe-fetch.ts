@@ -17,11 +17,34 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
   /** DNS; stubbed in tests. */
   resolver?: Resolver;
+  /** The byte cap for a body (default 512 KB); a longer one is cut there and marked `truncated`. */
   maxBytes?: number;
+  /** Chooses another cap for a response once its type, final URL and first bytes are known. */
+  limitFor?: (response: ResponseStart) => BodyLimit | undefined;
   maxRedirects?: number;
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
 }
+
+/** What is known of a response before its body is read to the end. */
+export interface ResponseStart {
+  url: URL;
+  contentType: string;
+  /** Up to the first KB or so of the body, decompressed when the server compressed it. */
+  firstBytes: Buffer;
+}
+
+export interface BodyLimit {
+  maxBytes: number;
+  /**
+   * Set for bodies that are useless cut short (a PDF): one over maxBytes is refused, named by this
+   * word ("PDF"), instead of being cut.
+   */
+  wholeOnly?: string;
+}
+
+export const DEFAULT_MAX_BYTES = 512 * 1024;
+const SNIFF_BYTES = 1024;
 
 export interface Fetched {
   url: string;
@@ -90,25 +113,6 @@ function guardedAgent(
   });
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of body) {
-    const room = maxBytes - size;
-    if (chunk.length >= room) {
-      chunks.push(chunk.subarray(0, room));
-      size += room;
-      truncated = chunk.length > room;
-      break;
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  if (truncated || size >= maxBytes) body.destroy(); // stop reading: the rest is never downloaded
-  return { body: Buffer.concat(chunks), truncated };
-}
-
 // SYNC_FLUSH: a body cut at the byte cap still inflates as far as it goes instead of failing.
 const gunzip = () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
 const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
@@ -142,6 +146,67 @@ export async function decodeBody(raw: Buffer, encoding: string, maxBytes: number
     stream.destroy();
   }
   return Buffer.concat(chunks).subarray(0, maxBytes);
+}
+
+/** A byte count as people say it: 10 MB, 512 KB, 900 bytes. */
+export function byteSize(n: number): string {
+  if (n >= 1024 * 1024) return `${Number((n / 1024 / 1024).toFixed(1))} MB`;
+  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KB`;
+  return `${n} bytes`;
+}
+
+type Body = AsyncIterable<Buffer> & { destroy(): void };
+
+/**
+ * Reads the first bytes, lets the caller pick the cap from them, then reads up to that cap and stops
+ * (the rest is never downloaded). A body that must be whole and is over its cap is refused instead.
+ */
+async function readBody(
+  body: Body,
+  start: Omit<ResponseStart, 'firstBytes'>,
+  encoding: string,
+  declaredLength: number | undefined,
+  choose: (response: ResponseStart) => BodyLimit,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let ended = false;
+  const iterator = body[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await iterator.next();
+    if (r.done) ended = true;
+    else {
+      chunks.push(r.value);
+      size += r.value.length;
+    }
+  };
+  try {
+    while (!ended && size < SNIFF_BYTES) await next();
+    const head = Buffer.concat(chunks);
+    const firstBytes = await decodeBody(head, encoding, SNIFF_BYTES).catch(() => Buffer.alloc(0));
+    const limit = choose({ ...start, firstBytes });
+    const tooLarge = (known?: number) => {
+      const [what, cap] = [`${start.url.href} is a ${limit.wholeOnly}`, byteSize(limit.maxBytes)];
+      const over = known === undefined ? `${what} larger than` : `${what} of ${byteSize(known)}, over`;
+      return new ToolError(`${over} the ${cap} limit for a ${limit.wholeOnly}; it was not read.`);
+    };
+    const identity = encoding === 'identity' || encoding === '';
+    if (limit.wholeOnly && identity && declaredLength !== undefined && declaredLength > limit.maxBytes)
+      throw tooLarge(declaredLength);
+    // One byte past the cap tells a body of exactly maxBytes from a longer one.
+    while (!ended && size <= limit.maxBytes) await next();
+    const raw = Buffer.concat(chunks);
+    const cut = raw.length > limit.maxBytes;
+    if (limit.wholeOnly && cut) throw tooLarge();
+    const bytes = await decodeBody(raw.subarray(0, limit.maxBytes), encoding, limit.maxBytes + 1);
+    if (bytes.length > limit.maxBytes) {
+      if (limit.wholeOnly) throw tooLarge();
+      return { body: bytes.subarray(0, limit.maxBytes), truncated: true };
+    }
+    return { body: bytes, truncated: cut };
+  } finally {
+    if (!ended) body.destroy();
+  }
 }
 
 /** GET with every hop checked, redirects followed by hand, timeouts, and a cap on the bytes read. */
@@ -178,7 +243,8 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
           signal,
           headers: {
             'user-agent': 'Mozilla/5.0 (compatible; agent-research/0.1)',
-            accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
+            accept:
+              'text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
             'accept-encoding': 'identity',
           },
         });
@@ -196,18 +262,18 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
         continue;
       }
       const contentType = String(headers['content-type'] ?? '');
+      const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
+      const length = Number(headers['content-length']);
+      const fallback: BodyLimit = { maxBytes: o.maxBytes ?? DEFAULT_MAX_BYTES };
       try {
-        const maxBytes = o.maxBytes ?? 512 * 1024;
-        const { body: raw, truncated } = await readCapped(body, maxBytes);
-        const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
-        const bytes = await decodeBody(raw, encoding, maxBytes);
-        return {
-          url: url.href,
-          status: statusCode,
-          contentType,
-          body: bytes,
-          truncated: truncated || bytes.length >= maxBytes,
-        };
+        const read = await readBody(
+          body,
+          { url, contentType },
+          encoding,
+          Number.isFinite(length) ? length : undefined,
+          (start) => o.limitFor?.(start) ?? fallback,
+        );
+        return { url: url.href, status: statusCode, contentType, body: read.body, truncated: read.truncated };
       } catch (error) {
         throw failure(
           error,

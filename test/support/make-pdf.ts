@@ -1,0 +1,132 @@
+// Real, small PDFs built in memory for tests: hand-written objects with correct xref offsets, so pdf.js
+// parses them exactly as it parses a PDF from the wild (no reconstruction fallback).
+
+export interface PdfSpec {
+  /** Each page is a list of lines; an empty line leaves a blank line's space (a paragraph break). */
+  pages: string[][];
+  /** The document information dictionary's Title. */
+  title?: string;
+  /** A title in XMP metadata (dc:title), the newer place for it. */
+  xmpTitle?: string;
+  /** Pages drawn as a picture (an inline image and a filled box) with no text operators at all. */
+  imageOnly?: boolean;
+  /** An /Encrypt dictionary whose user password is not empty, so a reader has to ask for one. */
+  encrypted?: boolean;
+  /** About this many bytes of comment lines after the header: a large file without more pages. */
+  padBytes?: number;
+}
+
+// WinAnsiEncoding bytes for the few characters outside Latin-1 that tests are likely to use.
+const WIN_ANSI: Record<string, number> = {
+  '€': 0x80,
+  '…': 0x85,
+  '‘': 0x91,
+  '’': 0x92,
+  '“': 0x93,
+  '”': 0x94,
+  '•': 0x95,
+  '–': 0x96,
+  '—': 0x97,
+};
+
+/** A PDF literal string: the characters as WinAnsi bytes, with delimiters and non-ASCII escaped. */
+export function pdfString(text: string): string {
+  let out = '(';
+  for (const ch of text) {
+    const code = WIN_ANSI[ch] ?? ch.codePointAt(0)!;
+    if (code > 0xff) throw new Error(`makePdf: "${ch}" has no WinAnsiEncoding byte`);
+    if (ch === '(' || ch === ')' || ch === '\\') out += `\\${ch}`;
+    else if (code < 0x20 || code > 0x7e) out += `\\${code.toString(8).padStart(3, '0')}`;
+    else out += ch;
+  }
+  return `${out})`;
+}
+
+const FONT_SIZE = 12;
+const LEADING = 16;
+
+function textStream(lines: string[]): string {
+  const ops: string[] = [];
+  let y = 750;
+  for (const line of lines) {
+    // One text object per line, each placed absolutely, as many PDF producers write them.
+    if (line) ops.push(`BT /F1 ${FONT_SIZE} Tf 72 ${y} Td ${pdfString(line)} Tj ET`);
+    y -= LEADING;
+  }
+  return ops.join('\n');
+}
+
+// A 2×2 grey "scan" as an inline image, plus a filled box: pixels, never text.
+const IMAGE_STREAM =
+  'q 0.5 g 72 500 300 200 re f Q\nq 300 0 0 200 72 500 cm\nBI /W 2 /H 2 /CS /G /BPC 8 ID \x80\x40\x40\x80\nEI\nQ';
+
+/** Assembles numbered objects into a PDF file with an exact cross-reference table. */
+function assemble(objects: string[], trailer: string, padBytes = 0): Buffer {
+  let body = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
+  const comment = `%${'x'.repeat(78)}\n`;
+  body += comment.repeat(Math.ceil(padBytes / comment.length));
+  const offsets: number[] = [];
+  for (const [i, object] of objects.entries()) {
+    offsets.push(Buffer.byteLength(body, 'latin1'));
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  }
+  const xref = Buffer.byteLength(body, 'latin1');
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+const stream = (content: string) =>
+  `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
+
+/** Builds a PDF whose pages hold the given lines in Helvetica, one text object per line. */
+export function makePdf(spec: PdfSpec): Buffer {
+  // 1 catalog, 2 page tree, 3 font, then a page and its content stream per page, then Info, XMP and Encrypt.
+  const objects: string[] = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  const kids: string[] = [];
+  for (const lines of spec.pages) {
+    const pageNumber = objects.length + 1;
+    kids.push(`${pageNumber} 0 R`);
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
+    );
+    objects.push(stream(spec.imageOnly ? IMAGE_STREAM : textStream(lines)));
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  let trailer = '/Root 1 0 R';
+  if (spec.title !== undefined) {
+    objects.push(`<< /Title ${pdfString(spec.title)} /Producer (make-pdf test helper) >>`);
+    trailer += ` /Info ${objects.length} 0 R`;
+  }
+  if (spec.xmpTitle !== undefined) {
+    const escaped = spec.xmpTitle.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const xml =
+      '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">' +
+      '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" ' +
+      `xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">${escaped}` +
+      '</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>';
+    // XMP is UTF-8; the file is assembled as Latin-1 text, one character per byte.
+    const bytes = Buffer.from(xml, 'utf8').toString('latin1');
+    objects.push(stream(bytes).replace('<< ', '<< /Type /Metadata /Subtype /XML '));
+    objects[0] = `<< /Type /Catalog /Pages 2 0 R /Metadata ${objects.length} 0 R >>`;
+  }
+  if (spec.encrypted) {
+    // Standard security handler, RC4 40-bit. /U is not what the empty password yields, so pdf.js stops
+    // and asks for the password, as it does for any document with a user password.
+    const o = 'a1'.repeat(32);
+    const u = '5e'.repeat(32);
+    objects.push(`<< /Filter /Standard /V 1 /R 2 /Length 40 /P -44 /O <${o}> /U <${u}> >>`);
+    trailer += ` /Encrypt ${objects.length} 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]`;
+  }
+  return assemble(objects, trailer, spec.padBytes);
+}
+
+/** The first `fraction` of a PDF's bytes: a download cut short. */
+export function truncatePdf(pdf: Buffer, fraction = 0.5): Buffer {
+  return pdf.subarray(0, Math.floor(pdf.length * fraction));
+}
