@@ -1,5 +1,7 @@
 // Errors a person can act on. The CLI prints `message` (never a stack) and exits with `exitCode`.
 
+import type { AssistantMessage } from './types.js';
+
 export class AgentError extends Error {
   readonly exitCode: number = 1;
   constructor(message: string, options?: { cause?: unknown }) {
@@ -32,8 +34,14 @@ export class ProviderError extends AgentError {
 /** The user pressed Ctrl-C. */
 export class AbortedError extends AgentError {
   override readonly exitCode = 130;
-  constructor() {
+  /**
+   * A model call cancelled mid-stream, which the provider bills all the same: what had arrived, with
+   * `stopReason: 'aborted'` and the usage known at the cancel (partly estimated), for the ledger.
+   */
+  readonly partial?: AssistantMessage;
+  constructor(options: { partial?: AssistantMessage } = {}) {
     super('Cancelled.');
+    if (options.partial) this.partial = options.partial;
   }
 }
 

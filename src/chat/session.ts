@@ -1,43 +1,62 @@
+import { randomUUID } from 'node:crypto';
 import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js';
 import type { Price } from '../providers/prices.js';
 import { recordCall } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
+import { saveExchange } from '../store/sessions.js';
 import { emptyUsage, type Message } from '../types.js';
 import { trimHistory } from './history.js';
 
 export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
   db: Db;
-  runId: string;
   userPrices?: Record<string, Price>;
   /** Older exchanges are dropped beyond this many characters of history (about 4 characters a token). */
   maxHistoryChars?: number;
+  /**
+   * A saved session to continue: its id, the ledger run it bills under, and its history already made
+   * fit for this provider and model (see adaptHistory). Without it, a new session is saved with the
+   * first completed exchange.
+   */
+  resume?: { id: number; runId: string; history: readonly Message[] };
 }
 
 /** About 100,000 tokens: room for the answer within every supported model's context. */
 const DEFAULT_HISTORY_CHARS = 400_000;
 
 /**
- * A conversation: its history and its ledger rows. A turn's messages join the history only when the
- * turn succeeds, so a failure or a Ctrl-C leaves it exactly as it was.
+ * A conversation: its history, its ledger rows and its saved copy. A turn's messages join the history,
+ * and are saved, only when the turn succeeds, so a failure or a Ctrl-C leaves both exactly as they were.
  */
 export class ChatSession {
-  private messages: Message[] = [];
+  private messages: Message[];
+  private sessionId: number | undefined;
+  private run: string;
 
-  constructor(private readonly options: SessionOptions) {}
+  constructor(private readonly options: SessionOptions) {
+    this.messages = [...(options.resume?.history ?? [])];
+    this.sessionId = options.resume?.id;
+    this.run = options.resume?.runId ?? randomUUID();
+  }
 
   get history(): readonly Message[] {
     return this.messages;
   }
 
+  /** The ledger run this conversation's model calls are recorded under. */
   get runId(): string {
-    return this.options.runId;
+    return this.run;
+  }
+
+  /** The saved session's number; undefined until the first exchange is saved. */
+  get id(): number | undefined {
+    return this.sessionId;
   }
 
   async send(
     text: string,
     extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {},
   ): Promise<TurnResult> {
-    const { db, runId, userPrices, maxHistoryChars, ...turn } = this.options;
+    const { db, userPrices, maxHistoryChars, resume: _resume, ...turn } = this.options;
     const trimmed = trimHistory(this.messages, (maxHistoryChars ?? DEFAULT_HISTORY_CHARS) - text.length);
     if (trimmed.dropped > 0) {
       extra.onEvent?.({
@@ -46,24 +65,32 @@ export class ChatSession {
       });
       this.messages = trimmed.messages;
     }
+    const runId = this.run;
     const result = await runTurn(this.messages, text, {
       ...turn,
       ...extra,
       onModelCall: (m) =>
         recordCall(
           db,
-          { command: 'chat', runId, step: 'chat', provider: m.provider, model: m.model, usage: m.usage },
+          {
+            command: 'chat',
+            runId,
+            step: 'chat',
+            provider: m.provider,
+            model: m.model,
+            usage: m.usage,
+            cancelled: m.stopReason === 'aborted',
+          },
           userPrices,
         ),
     });
-    this.messages = [...this.messages, ...result.messages];
+    this.complete(result.messages);
     return result;
   }
 
   /** Adds a finished exchange that happened outside the loop (a /research answer). */
   remember(question: string, answer: string): void {
-    this.messages = [
-      ...this.messages,
+    this.complete([
       { role: 'user', content: question },
       {
         role: 'assistant',
@@ -73,10 +100,28 @@ export class ChatSession {
         usage: emptyUsage(),
         stopReason: 'stop',
       },
-    ];
+    ]);
   }
 
-  clear(): void {
+  /** Starts a new session; returns the number of the saved one left behind, if any. */
+  clear(): number | undefined {
+    const left = this.sessionId;
     this.messages = [];
+    this.sessionId = undefined;
+    this.run = randomUUID();
+    return left;
+  }
+
+  /**
+   * The exchange joins the history even when saving it fails (the user has seen the answer, and the
+   * model should too); the failure is then thrown as one line saying nothing was saved.
+   */
+  private complete(exchange: Message[]): void {
+    this.messages = [...this.messages, ...exchange];
+    this.sessionId = saveExchange(this.options.db, this.sessionId, this.run, {
+      provider: this.options.provider.name,
+      model: this.options.model,
+      messages: exchange,
+    });
   }
 }

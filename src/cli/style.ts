@@ -61,3 +61,10 @@ export function formatCost(t: { calls: number; costUsd: number | null; unpricedC
   if (t.unpricedCalls === t.calls) return 'unknown';
   return `${formatUsd(t.costUsd)} + unknown`;
 }
+
+/** `2026-05-01 14:02` in local time. */
+export function formatWhen(iso: string): string {
+  const d = new Date(iso);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}

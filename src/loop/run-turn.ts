@@ -32,7 +32,10 @@ export interface TurnOptions {
   /** Asks the user; absent when there is no terminal to ask on. */
   confirm?: (call: ToolCall, input: unknown) => Promise<boolean>;
   onEvent?: (event: LoopEvent) => void;
-  /** Called after every model call, with its usage: the ledger hangs here. */
+  /**
+   * Called after every model call, with its usage: the ledger hangs here. A call cancelled mid-stream
+   * comes too, with `stopReason: 'aborted'` and the usage known at the cancel, before the turn throws.
+   */
   onModelCall?: (message: AssistantMessage) => void;
 }
 
@@ -77,16 +80,23 @@ export async function runTurn(
     if (o.signal?.aborted) throw new AbortedError();
     modelCalls++;
     emit({ type: 'modelCallStart', turn: modelCalls });
-    const reply = await o.provider.complete({
-      model: o.model,
-      system: o.system,
-      messages: [...history, ...added],
-      tools: o.registry.specs,
-      toolChoice,
-      maxTokens: o.maxTokens,
-      signal: o.signal,
-      onEvent: emit,
-    });
+    let reply: AssistantMessage;
+    try {
+      reply = await o.provider.complete({
+        model: o.model,
+        system: o.system,
+        messages: [...history, ...added],
+        tools: o.registry.specs,
+        toolChoice,
+        maxTokens: o.maxTokens,
+        signal: o.signal,
+        onEvent: emit,
+      });
+    } catch (error) {
+      // A call cancelled mid-stream is billed all the same: the ledger gets what is known of it.
+      if (error instanceof AbortedError && error.partial) o.onModelCall?.(error.partial);
+      throw error;
+    }
     o.onModelCall?.(reply);
     if (reply.stopReason === 'aborted' || o.signal?.aborted) throw new AbortedError();
     added.push(reply);

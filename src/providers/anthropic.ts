@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
 import { parseToolArguments } from './json.js';
+import { cancelledMessage } from './partial.js';
 import { fromAnthropicUsage } from './usage.js';
 
 const CACHE = { type: 'ephemeral' } as const;
@@ -129,17 +130,30 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
     async complete(request): Promise<AssistantMessage> {
       const blocks = new Map<number, BlockState>();
       let usage = fromAnthropicUsage({});
+      let usageReported = false;
       let stopReason: StopReason | undefined;
       let model = request.model;
+      const body = buildAnthropicRequest(request);
+      const content = () => [...blocks.entries()].sort(([a], [b]) => a - b).map(([, s]) => s.part);
+      // Once the stream has begun the call is billed, even if cancelled: message_start has told the
+      // input and cache tokens by then.
+      let partial: (() => AssistantMessage) | undefined;
       try {
-        const stream = await client.messages.create(buildAnthropicRequest(request), {
-          signal: request.signal,
-        });
+        const stream = await client.messages.create(body, { signal: request.signal });
+        partial = () =>
+          cancelledMessage({
+            provider: 'anthropic',
+            model,
+            content: content(),
+            reported: usageReported ? usage : undefined,
+            requestBody: body,
+          });
         for await (const event of stream) {
           switch (event.type) {
             case 'message_start':
               model = event.message.model;
               usage = fromAnthropicUsage(event.message.usage);
+              usageReported = true;
               break;
             case 'content_block_start': {
               const b = event.content_block;
@@ -212,11 +226,10 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
           }
         }
       } catch (error) {
-        throw translateError(error, 'Anthropic', request.model, request.signal);
+        throw translateError(error, 'Anthropic', request.model, request.signal, partial);
       }
-      if (!stopReason) throw streamEnded('Anthropic', request.signal);
-      const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, s]) => s.part);
-      return { role: 'assistant', content, provider: 'anthropic', model, usage, stopReason };
+      if (!stopReason) throw streamEnded('Anthropic', request.signal, partial);
+      return { role: 'assistant', content: content(), provider: 'anthropic', model, usage, stopReason };
     },
   };
 }

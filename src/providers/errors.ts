@@ -1,4 +1,5 @@
 import { AbortedError, AgentError, ProviderError } from '../errors.js';
+import type { AssistantMessage } from '../types.js';
 
 // Both SDKs throw errors of the same shape (status, error body, a named class); this turns them into
 // one line a person can act on. Retryable failures (429, 5xx, connection) arrive here only after the
@@ -16,18 +17,24 @@ const KEY_VARIABLE: Record<string, string> = {
   OpenAI: 'OPENAI_API_KEY',
 };
 
+/**
+ * `partial` gives the message of a call cancelled after its stream had begun (see partial.ts), which the
+ * cancellation then carries to the ledger.
+ */
 export function translateError(
   error: unknown,
   vendor: string,
   model: string,
   signal?: AbortSignal,
+  partial?: () => AssistantMessage,
 ): AgentError {
   // A cancelled request can surface as any kind of network error: the cancellation is what happened.
-  if (signal?.aborted) return new AbortedError();
+  if (signal?.aborted) return new AbortedError({ partial: partial?.() });
   if (error instanceof AgentError) return error;
   const e = (error ?? {}) as ApiErrorLike;
   const kind = (error as object | null)?.constructor?.name ?? e.name ?? '';
-  if (kind === 'APIUserAbortError' || e.name === 'AbortError') return new AbortedError();
+  if (kind === 'APIUserAbortError' || e.name === 'AbortError')
+    return new AbortedError({ partial: partial?.() });
   const detail = e.error?.error?.message ?? e.error?.message ?? e.message ?? String(error);
   const key = KEY_VARIABLE[vendor] ?? 'the API key';
   if (kind === 'APIConnectionTimeoutError') {
@@ -77,7 +84,11 @@ export function translateError(
  * A stream that ended without its final event: a cancellation if the user asked for one, otherwise a
  * broken reply that must not be mistaken for a complete one.
  */
-export function streamEnded(vendor: string, signal?: AbortSignal): AgentError {
-  if (signal?.aborted) return new AbortedError();
+export function streamEnded(
+  vendor: string,
+  signal?: AbortSignal,
+  partial?: () => AssistantMessage,
+): AgentError {
+  if (signal?.aborted) return new AbortedError({ partial: partial?.() });
   return new ProviderError(`The stream from ${vendor} ended before the reply was complete. Try again.`);
 }

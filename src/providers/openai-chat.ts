@@ -17,6 +17,7 @@ import type {
   ToolSpec,
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
+import { cancelledMessage } from './partial.js';
 import { fromOpenAIChatUsage } from './usage.js';
 
 export function mapChatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
@@ -145,15 +146,31 @@ export function createOpenAIChatProvider(options: {
         request.onEvent?.({ type: 'toolCallStart', id: call.id, name: call.name }),
       );
       let usage = fromOpenAIChatUsage({});
+      let usageReported = false;
+      let reasoningChars = 0;
       let finish: string | null | undefined;
       let model = request.model;
+      const body = buildChatRequest(request);
+      // Once the stream has begun the call is billed, even if cancelled. Usage comes only in the last
+      // chunk, so a cancelled call's input is estimated from the request (see partial.ts).
+      let partial: (() => AssistantMessage) | undefined;
       try {
-        const stream = await client.chat.completions.create(buildChatRequest(request), {
-          signal: request.signal,
-        });
+        const stream = await client.chat.completions.create(body, { signal: request.signal });
+        partial = () =>
+          cancelledMessage({
+            provider: options.name,
+            model,
+            content: [...(text.text ? [text] : []), ...assembler.finish()],
+            unkeptChars: reasoningChars,
+            reported: usageReported ? usage : undefined,
+            requestBody: body,
+          });
         for await (const chunk of stream) {
           if (chunk.model) model = chunk.model;
-          if (chunk.usage) usage = fromOpenAIChatUsage(chunk.usage);
+          if (chunk.usage) {
+            usage = fromOpenAIChatUsage(chunk.usage);
+            usageReported = true;
+          }
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           const delta = choice.delta ?? {};
@@ -165,14 +182,17 @@ export function createOpenAIChatProvider(options: {
           const reasoning =
             (delta as { reasoning_content?: string; reasoning?: string }).reasoning_content ??
             (delta as { reasoning?: string }).reasoning;
-          if (reasoning) request.onEvent?.({ type: 'reasoning', delta: reasoning });
+          if (reasoning) {
+            reasoningChars += reasoning.length;
+            request.onEvent?.({ type: 'reasoning', delta: reasoning });
+          }
           for (const fragment of delta.tool_calls ?? []) assembler.push(fragment);
           if (choice.finish_reason) finish = choice.finish_reason;
         }
       } catch (error) {
-        throw translateError(error, vendor, request.model, request.signal);
+        throw translateError(error, vendor, request.model, request.signal, partial);
       }
-      if (finish === undefined) throw streamEnded(vendor, request.signal);
+      if (finish === undefined) throw streamEnded(vendor, request.signal, partial);
       const calls = assembler.finish();
       const content = [...(text.text ? [text] : []), ...calls];
       return {

@@ -15,6 +15,7 @@ import type {
   ToolSpec,
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
+import { cancelledMessage } from './partial.js';
 import { fromOpenAIResponsesUsage } from './usage.js';
 
 /** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
@@ -148,12 +149,20 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
       let incompleteReason: string | undefined;
       let refused = false;
       let model = request.model;
+      const body = buildResponsesRequest(request);
+      const ordered = () => [...parts.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
+      // Once the stream has begun the call is billed, even if cancelled. response.created carries no
+      // usage, so a cancelled call's input is estimated from the request (see partial.ts).
+      let partial: (() => AssistantMessage) | undefined;
       try {
-        const stream = await client.responses.create(buildResponsesRequest(request), {
-          signal: request.signal,
-        });
+        const stream = await client.responses.create(body, { signal: request.signal });
+        partial = () =>
+          cancelledMessage({ provider: 'openai', model, content: ordered(), requestBody: body });
         for await (const event of stream) {
           switch (event.type) {
+            case 'response.created':
+              model = event.response.model; // the dated snapshot, priced even if the call is cancelled
+              break;
             case 'response.output_item.added':
             case 'response.output_item.done': {
               const item = event.item;
@@ -221,10 +230,10 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
           }
         }
       } catch (error) {
-        throw translateError(error, 'OpenAI', request.model, request.signal);
+        throw translateError(error, 'OpenAI', request.model, request.signal, partial);
       }
-      if (status === undefined) throw streamEnded('OpenAI', request.signal);
-      const content = [...parts.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
+      if (status === undefined) throw streamEnded('OpenAI', request.signal, partial);
+      const content = ordered();
       const hasToolCalls = content.some((p) => p.type === 'toolCall');
       const stopReason = refused ? 'refusal' : mapResponsesStatus(status, incompleteReason, hasToolCalls);
       return { role: 'assistant', content, provider: 'openai', model, usage, stopReason };

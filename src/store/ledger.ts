@@ -9,6 +9,8 @@ export interface LedgerEntry {
   provider: string;
   model: string;
   usage: Usage;
+  /** Cancelled mid-stream: billed all the same, with the tokens known at the cancel (partly estimated). */
+  cancelled?: boolean;
   ts?: number;
 }
 
@@ -35,8 +37,8 @@ function insertRow(db: Db, entry: LedgerEntry, price: Price | undefined, cost: n
   db.prepare(
     `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
        cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
-       price_cache_write, price_source, cost_usd)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       price_cache_write, price_source, cost_usd, cancelled)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     entry.ts ?? Date.now(),
     entry.command,
@@ -55,6 +57,7 @@ function insertRow(db: Db, entry: LedgerEntry, price: Price | undefined, cost: n
     price?.cacheWrite ?? null,
     price?.source ?? null,
     cost,
+    entry.cancelled ? 1 : 0,
   );
 }
 
@@ -72,6 +75,8 @@ export interface CostRow {
   costUsd: number | null;
   /** Calls whose model had no known price: their cost is not in `costUsd`. */
   unpricedCalls: number;
+  /** Calls cancelled mid-stream, counted in every figure above with the tokens known at the cancel. */
+  cancelledCalls: number;
 }
 
 export interface CostReport {
@@ -92,7 +97,8 @@ const AGGREGATES = `COUNT(*) AS calls,
   COALESCE(SUM(cache_write_tokens), 0) AS cacheWriteTokens,
   COALESCE(SUM(reasoning_tokens), 0) AS reasoningTokens,
   SUM(cost_usd) AS costUsd,
-  COALESCE(SUM(cost_usd IS NULL), 0) AS unpricedCalls`;
+  COALESCE(SUM(cost_usd IS NULL), 0) AS unpricedCalls,
+  COALESCE(SUM(cancelled), 0) AS cancelledCalls`;
 
 export function costReport(db: Db, options: { by: GroupBy; since?: number }): CostReport {
   const where = options.since === undefined ? '' : 'WHERE ts >= @since';

@@ -1,11 +1,15 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** `$XDG_DATA_HOME/agent`, else `~/.local/share/agent`: agent's own folder, kept private (0700). */
+export function dataDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'agent');
+}
+
 /** `AGENT_DB`, else `$XDG_DATA_HOME/agent/agent.db`, else `~/.local/share/agent/agent.db`. */
 export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.AGENT_DB) return env.AGENT_DB;
-  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(dataHome, 'agent', 'agent.db');
+  return join(dataDirectory(env), 'agent.db');
 }
 
 /** `$XDG_CONFIG_HOME/agent`, else `~/.config/agent`. */

@@ -34,7 +34,6 @@ it('a session sends only what fits, and says so', async () => {
     registry: new ToolRegistry(testTools().tools),
     maxTurns: 2,
     db: openStore(':memory:'),
-    runId: 'r',
     maxHistoryChars: 150,
   });
   const notices: string[] = [];

@@ -65,7 +65,8 @@ it.skipIf(!hasScript)(
 
     mark = out.length;
     type('/cost\r');
-    await waitFor(/This session: 2 model call\(s\)/, mark);
+    // The cancelled call is billed all the same, so it is in the ledger: two calls answered, one cancelled.
+    await waitFor(/This session: 3 model call\(s\)/, mark);
     // The cancelled turn left nothing behind: the next request carries only the first exchange.
     mark = out.length;
     type('thanks\r');

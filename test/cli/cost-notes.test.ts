@@ -53,8 +53,41 @@ describe('agent cost', () => {
       reasoningTokens: 200,
       costUsd: expect.closeTo(0.003575, 8),
       unpricedCalls: 1,
+      cancelledCalls: 0,
     });
     expect(parsed.rows.map((r: { key: string }) => r.key).sort()).toEqual(['chat', 'research']);
+  });
+
+  it('counts a call cancelled mid-answer in every figure and says how many there were', async () => {
+    const path = tempDb();
+    const db = openStore(path);
+    const base = { command: 'chat' as const, runId: 's', step: 'chat', provider: 'anthropic' };
+    const model = 'claude-haiku-4-5';
+    recordCall(db, {
+      ...base,
+      model,
+      usage: { input: 1000, cacheRead: 0, cacheWrite: 0, output: 400, reasoning: 0 },
+    });
+    recordCall(db, {
+      ...base,
+      model,
+      usage: { input: 3000, cacheRead: 0, cacheWrite: 0, output: 25, reasoning: 0 },
+      cancelled: true,
+    });
+    db.close();
+
+    const text = await runCli(['cost'], { env: { AGENT_DB: path } });
+    expect(text.code).toBe(0);
+    // claude-haiku-4-5: $1 in, $5 out per million; the cancelled call's $0.003125 is in the total.
+    expect(text.stdout).toMatch(/^TOTAL\s+2\s+4,000\s+0\s+0\s+425\s+0\s+\$0\.0061$/m);
+    expect(text.stdout).toMatch(
+      /^1 call\(s\) were cancelled mid-answer: billed all the same, they are counted with the tokens known at the cancel/m,
+    );
+
+    const json = JSON.parse((await runCli(['cost', '--json'], { env: { AGENT_DB: path } })).stdout);
+    expect(json.totals).toMatchObject({ calls: 2, inputTokens: 4000, outputTokens: 425, cancelledCalls: 1 });
+    expect(json.totals.costUsd).toBeCloseTo(0.003 + 0.003125, 10);
+    expect(json.rows).toEqual([expect.objectContaining({ key: `anthropic ${model}`, cancelledCalls: 1 })]);
   });
 
   it('refuses a bad --since and a bad flag with one line and exit 2', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AbortedError } from '../../src/errors.js';
 import { runTurn, type TurnOptions } from '../../src/loop/run-turn.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { Message, ToolResultMessage } from '../../src/types.js';
@@ -172,5 +173,31 @@ describe('the tool loop', () => {
     });
     await runTurn([], 'go', options);
     expect(seen).toEqual([10, 10]);
+  });
+
+  it('reports a call cancelled mid-stream for the ledger, then cancels the turn without keeping it', async () => {
+    const partial = { ...reply([text('Half an ans')], 'aborted'), usage: { ...reply([]).usage, output: 3 } };
+    const seen: { stopReason: string; output: number }[] = [];
+    const { options } = setup([reply([toolCall('c', 'add', { a: 1, b: 1 })])], {
+      onModelCall: (m) => seen.push({ stopReason: m.stopReason, output: m.usage.output }),
+    });
+    // The first call completes; the second is cancelled while streaming.
+    const inner = options.provider;
+    let n = 0;
+    options.provider = {
+      name: inner.name,
+      complete: async (request) => {
+        if (n++ === 0) return inner.complete(request);
+        throw new AbortedError({ partial });
+      },
+    };
+    const history: Message[] = [];
+    const error = await runTurn(history, 'go', options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(seen).toEqual([
+      { stopReason: 'toolUse', output: 5 },
+      { stopReason: 'aborted', output: 3 },
+    ]);
+    expect(history).toEqual([]);
   });
 });

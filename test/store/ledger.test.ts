@@ -104,6 +104,25 @@ describe('ledger', () => {
     ]);
   });
 
+  it('marks a cancelled call, prices it like any other, and counts it per group and in total', () => {
+    const db = openStore(':memory:');
+    const base = {
+      command: 'chat' as const,
+      runId: 'r',
+      step: 'chat',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+    };
+    recordCall(db, { ...base, usage: usage({ input: 1_000_000 }) });
+    const cost = recordCall(db, { ...base, usage: usage({ input: 1_000_000, output: 10 }), cancelled: true });
+    expect(cost).toBeCloseTo(0.15 + 10 * 0.6e-6, 12);
+    expect(db.prepare('SELECT cancelled FROM usage_ledger ORDER BY id').pluck().all()).toEqual([0, 1]);
+    const report = costReport(db, { by: 'model' });
+    expect(report.totals).toMatchObject({ calls: 2, inputTokens: 2_000_000, cancelledCalls: 1 });
+    expect(report.totals.costUsd).toBeCloseTo(0.3 + 10 * 0.6e-6, 12);
+    expect(report.rows[0]).toMatchObject({ calls: 2, cancelledCalls: 1 });
+  });
+
   it('groups by command and by day and filters by time', () => {
     const db = openStore(':memory:');
     const day = (d: string) => new Date(`${d}T12:00:00`).getTime();

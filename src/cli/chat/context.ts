@@ -11,6 +11,10 @@ export interface ChatOptions {
   yes?: boolean;
   content?: string;
   db?: string;
+  /** Resume the most recently used session. */
+  continue?: boolean;
+  /** Resume this session. */
+  session?: number;
 }
 
 /** What the chat's input loops share: the session, its store, and what /research needs. */

@@ -9,7 +9,8 @@ import type { Chat } from './context.js';
 const HELP = `Commands:
   /help     this list
   /cost     tokens and dollars spent in this session
-  /clear    forget the conversation so far
+  /session  the number of this session, to resume it later (agent chat --session <id>)
+  /clear    start a new session; this one stays saved (agent sessions lists them)
   /research <question>
             run the cited research chain (documents and web) and show its answer
   /exit     leave (also Ctrl-D, or Ctrl-C at an empty prompt)
@@ -21,6 +22,13 @@ export function costLine(chat: Chat): string {
     `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
     `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${formatCost(t)}.`
   );
+}
+
+function sessionLine(chat: Chat): string {
+  const id = chat.session.id;
+  return id === undefined
+    ? 'This session is saved with its first answer; nothing has been answered yet.'
+    : `This is session #${id}: agent chat --session ${id} resumes it.`;
 }
 
 /** Slash commands; resolves false when the chat should end. */
@@ -41,10 +49,18 @@ export async function slash(
     case '/cost':
       write(costLine(chat));
       break;
-    case '/clear':
-      chat.session.clear();
-      write('Conversation cleared.');
+    case '/session':
+      write(sessionLine(chat));
       break;
+    case '/clear': {
+      const left = chat.session.clear();
+      write(
+        left === undefined
+          ? 'Conversation cleared.'
+          : `Conversation cleared: session #${left} stays saved (agent chat --session ${left} resumes it); your next message starts a new session.`,
+      );
+      break;
+    }
     case '/research':
       await researchInChat(chat, line.slice(command.length).trim(), signal);
       break;

@@ -71,11 +71,27 @@ export class TurnRenderer {
     this.err.write(`${line}\n`);
   }
 
-  /** Ends the answer with exactly one newline. */
-  finish(): void {
+  /**
+   * A line of the chat's own while the turn runs (a line typed ahead was kept): dimmed on `err`, at a
+   * line start, and the spinner, if it was turning, goes on turning below it.
+   */
+  note(line: string): void {
+    const spinning = this.spinner?.isSpinning === true;
+    if (spinning) this.spinner?.clear();
+    this.trace(this.dimErr.dim(line));
+    if (spinning) this.spinner?.render();
+  }
+
+  /** Stops the spinner and ends a line the answer has begun, so that a prompt can take the next one. */
+  endLine(): void {
     this.pause();
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
+  }
+
+  /** Ends the answer with exactly one newline. */
+  finish(): void {
+    this.endLine();
   }
 
   describeCall(call: ToolCall, input: unknown): string {

@@ -1,31 +1,47 @@
-import { randomUUID } from 'node:crypto';
-import { ChatSession } from '../../chat/session.js';
+import { adaptHistory, reasoningNotice } from '../../chat/resume.js';
+import { ChatSession, type SessionOptions } from '../../chat/session.js';
 import { chatSystemPrompt } from '../../chat/system-prompt.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, errorMessage, UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import {
   createProvider,
   NO_PROVIDER_MESSAGE,
+  PROVIDERS,
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
 import type { ModelSetup } from '../../research/pipeline.js';
-import { openStore } from '../../store/open.js';
+import type { Db } from '../../store/open.js';
+import { getSession, latestSession, loadMessages, type SessionSummary } from '../../store/sessions.js';
 import { buildChatTools } from '../../tools/index.js';
+import type { Provider, ProviderName } from '../../types.js';
 import type { Chat, ChatOptions } from '../chat/context.js';
 import { interactive } from '../chat/interactive.js';
 import { piped } from '../chat/piped.js';
+import { openDb } from '../open-db.js';
+import { formatWhen, styleFor } from '../style.js';
 
 export type { ChatOptions };
 
 export async function runChat(options: ChatOptions): Promise<void> {
-  const providerName = resolveProviderName(options.provider);
-  if (!providerName) throw new ConfigError(NO_PROVIDER_MESSAGE);
-  const model = resolveModel(providerName, 'chat', options.model);
+  if (options.continue && options.session !== undefined)
+    throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
-  const provider = await createProvider(providerName);
-  const db = openStore(options.db);
+  const db = openDb(options.db);
   try {
+    const saved = savedSession(db, options);
+    const { providerName, model, provider, notice } = await chooseModel(options, saved);
+    const notices = notice ? [notice] : [];
+    let resume: SessionOptions['resume'];
+    if (saved) {
+      const adapted = adaptHistory(loadMessages(db, saved.id), { provider: providerName, model });
+      resume = { id: saved.id, runId: saved.runId, history: adapted.messages };
+      notices.unshift(
+        `Resuming session #${saved.id} (${saved.exchanges} exchange(s), last used ${formatWhen(saved.updatedAt)}).`,
+      );
+      const dropped = reasoningNotice(adapted);
+      if (dropped) notices.push(dropped);
+    }
     const registry = await buildChatTools(db);
     const session = new ChatSession({
       provider,
@@ -35,14 +51,17 @@ export async function runChat(options: ChatOptions): Promise<void> {
       maxTurns: options.maxTurns,
       autoApprove: options.yes,
       db,
-      runId: randomUUID(),
       userPrices,
+      resume,
     });
     const research: ModelSetup = {
       provider,
       smallModel: resolveModel(providerName, 'small', undefined, process.env, model),
       largeModel: resolveModel(providerName, 'large', undefined, process.env, model),
     };
+    // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
+    const dim = styleFor(process.stderr).dim;
+    for (const line of notices) process.stderr.write(`${dim(line)}\n`);
     const chat: Chat = { session, db, options, label: `${providerName} ${model}`, research, userPrices };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);
@@ -50,3 +69,63 @@ export async function runChat(options: ChatOptions): Promise<void> {
     db.close();
   }
 }
+
+/** The session `--session` or `--continue` names; unknown ones are usage errors that say how to list. */
+function savedSession(db: Db, options: ChatOptions): SessionSummary | undefined {
+  if (options.session !== undefined) {
+    const found = getSession(db, options.session);
+    if (!found)
+      throw new UsageError(
+        `There is no chat session #${options.session}. \`agent sessions\` lists them with their numbers.`,
+      );
+    return found;
+  }
+  if (!options.continue) return undefined;
+  const latest = latestSession(db);
+  if (!latest)
+    throw new UsageError(
+      'There is no saved chat session to continue yet: `agent chat` starts one, `agent sessions` lists them.',
+    );
+  return latest;
+}
+
+interface ModelChoice {
+  providerName: ProviderName;
+  model: string;
+  provider: Provider;
+  notice?: string;
+}
+
+/**
+ * Flags and variables as usual; a resumed session without `--provider` or `--model` keeps its own
+ * provider and model when that provider is usable here, else falls back to the configured default.
+ */
+async function chooseModel(options: ChatOptions, saved: SessionSummary | undefined): Promise<ModelChoice> {
+  let unusable: string | undefined;
+  if (saved && !options.provider && !options.model) {
+    const own = PROVIDERS.find((p) => p === saved.provider);
+    try {
+      if (own) return { providerName: own, model: saved.model, provider: await createProvider(own) };
+      unusable = `this version does not know provider ${saved.provider}.`;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      unusable = errorMessage(error);
+    }
+  }
+  const why =
+    saved &&
+    unusable &&
+    `Session #${saved.id} was with ${saved.provider} ${saved.model}, but ${lowerFirst(unusable)}`;
+  const providerName = resolveProviderName(options.provider);
+  if (!providerName) throw new ConfigError(why || NO_PROVIDER_MESSAGE);
+  const model = resolveModel(providerName, 'chat', options.model);
+  const provider = await createProvider(providerName);
+  return {
+    providerName,
+    model,
+    provider,
+    notice: why ? `${why} Continuing with ${providerName} ${model}.` : undefined,
+  };
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);

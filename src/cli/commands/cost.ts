@@ -1,5 +1,5 @@
 import { type CostRow, costReport, type GroupBy } from '../../store/ledger.js';
-import { openStore } from '../../store/open.js';
+import { openDb } from '../open-db.js';
 import { parseSince } from '../since.js';
 import { formatCost, formatInt, table } from '../style.js';
 
@@ -14,7 +14,7 @@ const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', comman
 
 export function runCost(options: CostOptions): void {
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const db = openStore(options.db);
+  const db = openDb(options.db);
   let report: ReturnType<typeof costReport>;
   try {
     report = costReport(db, { by: options.by, since });
@@ -48,6 +48,11 @@ export function runCost(options: CostOptions): void {
     ['TOTAL', ...cells(report.totals)],
   );
   process.stdout.write(`${out}\n`);
+  if (report.totals.cancelledCalls > 0) {
+    process.stdout.write(
+      `\n${report.totals.cancelledCalls} call(s) were cancelled mid-answer: billed all the same, they are counted with the tokens known at the cancel (partly estimated, about 4 characters a token).\n`,
+    );
+  }
   if (report.totals.unpricedCalls > 0) {
     process.stdout.write(
       `\n${report.totals.unpricedCalls} call(s) used a model with no known price; add it to your price file (see README, AGENT_PRICES).\n`,

@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { deleteNote, listNotes } from '../../store/notes.js';
-import { openStore } from '../../store/open.js';
+import { openDb } from '../open-db.js';
 import { styleFor } from '../style.js';
 
 export interface NotesOptions {
@@ -11,7 +11,7 @@ export interface NotesOptions {
 }
 
 export function runNotes(query: string | undefined, options: NotesOptions): void {
-  const db = openStore(options.db);
+  const db = openDb(options.db);
   if (options.delete !== undefined) {
     let removed: boolean;
     try {

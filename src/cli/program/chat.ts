@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { positiveInt, providerOption } from './options.js';
 
 export function addChatCommand(program: Command): void {
@@ -13,6 +13,12 @@ export function addChatCommand(program: Command): void {
       '--content <dir>',
       'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',
     )
+    .option('-c, --continue', 'resume the most recently used session')
+    .addOption(
+      new Option('--session <id>', 'resume session <id> (see agent sessions)')
+        .argParser(positiveInt)
+        .conflicts('continue'),
+    )
     .addHelpText(
       'after',
       `
@@ -20,8 +26,12 @@ Examples:
   agent chat                                   interactive chat with the configured provider
   printf 'What is 1234*5678?\\n' | agent chat    one answer per input line, for scripts
   agent chat --provider ollama --model qwen3   a local model through Ollama
+  agent chat --continue                        pick up the latest conversation where it stopped
+  agent chat --session 3 --provider openai     resume session #3 with another provider
 
-In the chat: /help, /cost, /clear, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
+Every answered message is saved as it completes; \`agent sessions\` lists the sessions. A resumed session
+keeps its own provider and model unless --provider or --model is given.
+In the chat: /help, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
     )
     .action(async (options, command: Command) => {
       const { runChat } = await import('../commands/chat.js');

@@ -1,0 +1,143 @@
+import { UsageError } from '../../errors.js';
+import {
+  deleteSession,
+  getSession,
+  listSessions,
+  loadMessages,
+  type SessionSummary,
+  type StoredMessage,
+  sessionCostUsd,
+} from '../../store/sessions.js';
+import type { ToolResultMessage } from '../../types.js';
+import { summarize } from '../chat/turn-render.js';
+import { openDb } from '../open-db.js';
+import { formatCost, formatWhen, type Style, styleFor } from '../style.js';
+
+export interface SessionsOptions {
+  limit: number;
+  show?: number;
+  delete?: number;
+  json?: boolean;
+  db?: string;
+}
+
+const HOW_TO_LIST = '`agent sessions` lists them with their numbers.';
+
+export function runSessions(options: SessionsOptions): void {
+  const db = openDb(options.db);
+  try {
+    if (options.delete !== undefined) {
+      if (!deleteSession(db, options.delete))
+        throw new UsageError(`There is no chat session #${options.delete}. ${HOW_TO_LIST}`);
+      process.stdout.write(`Deleted chat session #${options.delete}.\n`);
+      return;
+    }
+    if (options.show !== undefined) {
+      const session = getSession(db, options.show);
+      if (!session) throw new UsageError(`There is no chat session #${options.show}. ${HOW_TO_LIST}`);
+      const messages = loadMessages(db, session.id);
+      if (options.json) {
+        const out = messages.map((m) => ({ exchange: m.exchange, ...m.message }));
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      } else process.stdout.write(`${conversation(session, messages, styleFor(process.stdout))}\n`);
+      return;
+    }
+    const sessions = listSessions(db, options.limit);
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(sessions.map(toJson), null, 2)}\n`);
+      return;
+    }
+    if (sessions.length === 0) {
+      process.stdout.write('No saved chat sessions yet: `agent chat` saves each conversation as it goes.\n');
+      return;
+    }
+    process.stdout.write(`${listing(sessions, process.stdout.columns || 100, styleFor(process.stdout))}\n`);
+  } finally {
+    db.close();
+  }
+}
+
+const toJson = (s: SessionSummary) => ({
+  id: s.id,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt,
+  provider: s.provider,
+  model: s.model,
+  exchanges: s.exchanges,
+  costUsd: sessionCostUsd(s),
+  firstMessage: s.firstMessage,
+});
+
+const cost = (s: SessionSummary) =>
+  formatCost({ calls: s.calls, costUsd: s.pricedUsd, unpricedCalls: s.unpricedCalls });
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** One aligned line per session; the first message takes what is left of the width. */
+export function listing(sessions: SessionSummary[], width: number, s: Style): string {
+  const rows = sessions.map((x) => [
+    `#${x.id}`,
+    formatWhen(x.updatedAt),
+    `${x.provider} ${x.model}`,
+    `${x.exchanges} exchange${x.exchanges === 1 ? '' : 's'}`,
+    cost(x),
+  ]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r, k) => {
+      const cells = r.map((c, i) => (i === 0 || i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
+      const head = cells.join('  ');
+      const room = Math.max(20, width - head.length - 3);
+      const first = oneLine(sessions[k]!.firstMessage);
+      const cut = first.length > room ? `${first.slice(0, room - 1)}…` : first;
+      return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
+    })
+    .join('\n');
+}
+
+/** The conversation as it was said: user and assistant turns, each tool call on one line with its result. */
+export function conversation(session: SessionSummary, messages: StoredMessage[], s: Style): string {
+  const out = [
+    s.bold(`Session #${session.id}`) +
+      s.dim(
+        ` · ${session.provider} ${session.model} · ${session.exchanges} exchange(s) · ${cost(session)}` +
+          ` · started ${formatWhen(session.createdAt)}, last used ${formatWhen(session.updatedAt)}`,
+      ),
+  ];
+  let usedWith = '';
+  messages.forEach((entry, i) => {
+    const m = entry.message;
+    if (m.role === 'toolResult') return;
+    if (m.role === 'user') {
+      out.push('');
+      const now = `${entry.provider} ${entry.model}`;
+      if (usedWith && now !== usedWith) out.push(s.dim(`(continued with ${now})`));
+      usedWith = now;
+      out.push(`${s.bold('You:')} ${m.content}`);
+      return;
+    }
+    // The results of this message's calls follow it.
+    const results = new Map<string, ToolResultMessage>();
+    for (let j = i + 1; j < messages.length && messages[j]!.message.role === 'toolResult'; j++) {
+      const r = messages[j]!.message as ToolResultMessage;
+      results.set(r.toolCallId, r);
+    }
+    for (const part of m.content) {
+      if (part.type === 'text' && part.text.trim()) out.push(`${s.bold('Assistant:')} ${part.text.trim()}`);
+      else if (part.type === 'toolCall') {
+        const r = results.get(part.id);
+        const outcome = !r ? '' : r.isError ? ` ✗ ${summarize(r.content)}` : ` = ${summarize(r.content)}`;
+        out.push(s.dim(`  → ${part.name} ${compactArguments(part.argumentsText)}${outcome}`));
+      }
+    }
+  });
+  return out.join('\n');
+}
+
+function compactArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return summarize(text);
+  }
+}

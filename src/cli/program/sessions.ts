@@ -1,0 +1,30 @@
+import { type Command, Option } from 'commander';
+import { positiveInt } from './options.js';
+
+export function addSessionsCommand(program: Command): void {
+  program
+    .command('sessions')
+    .description('List saved chat sessions (most recently used first), show one, or delete one.')
+    .option('-n, --limit <n>', 'at most this many sessions', positiveInt, 20)
+    .addOption(new Option('--show <id>', 'print the conversation of session <id>').argParser(positiveInt))
+    .addOption(
+      new Option('--delete <id>', 'delete session <id> and its messages')
+        .argParser(positiveInt)
+        .conflicts('show'),
+    )
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agent sessions                  the latest sessions: number, when, model, exchanges, cost, first message
+  agent sessions --show 3         the conversation of session #3, tool calls one line each
+  agent sessions --show 3 --json  its messages as JSON
+  agent chat --session 3          continue session #3 (agent chat --continue: the latest)
+  agent sessions --delete 3       remove session #3`,
+    )
+    .action(async (options, command: Command) => {
+      const { runSessions } = await import('../commands/sessions.js');
+      runSessions({ ...options, db: command.optsWithGlobals().db });
+    });
+}
