@@ -4,7 +4,9 @@ import { AgentError } from '../errors.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
 import { addNotesCommand } from './program/notes.js';
+import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
+import { addSessionsCommand } from './program/sessions.js';
 
 // Only commander is loaded up front: each command (defined in program/, one file each) imports what it
 // needs (SDKs, HTML parser, SQLite) when it runs, so `--help`, `--version` and `cost` start fast.
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
 
   addChatCommand(program);
   addResearchCommand(program);
+  addReportsCommand(program);
+  addSessionsCommand(program);
   addCostCommand(program);
   addNotesCommand(program);
 

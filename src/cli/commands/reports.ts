@@ -1,0 +1,147 @@
+import { UsageError } from '../../errors.js';
+import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
+import { writeFileAtomic } from '../files.js';
+import { openDb } from '../open-db.js';
+import { formatUsd, formatWhen, type Style, styleFor } from '../style.js';
+
+export interface ReportsOptions {
+  limit: number;
+  show?: number;
+  delete?: number;
+  out?: string;
+  json?: boolean;
+  db?: string;
+}
+
+const HOW_TO_LIST = '`agent reports` lists them with their numbers.';
+
+export async function runReports(query: string | undefined, options: ReportsOptions): Promise<void> {
+  const one = options.show ?? options.delete;
+  if (one !== undefined && query !== undefined)
+    throw new UsageError(`--show and --delete take a run number, not search words ("${query}").`);
+  if (options.out !== undefined && options.show === undefined)
+    throw new UsageError('--out writes one saved run: use it with --show <id>.');
+
+  const db = openDb(options.db);
+  try {
+    if (options.delete !== undefined) {
+      if (!deleteRun(db, options.delete))
+        throw new UsageError(`There is no saved research run #${options.delete}. ${HOW_TO_LIST}`);
+      process.stdout.write(`Deleted research run #${options.delete}.\n`);
+      return;
+    }
+    if (options.show !== undefined) {
+      const run = getRun(db, options.show);
+      if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
+      await show(run, options);
+      return;
+    }
+    const search = query?.trim() || undefined;
+    const runs = listRuns(db, { query: search, limit: options.limit });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+      return;
+    }
+    if (runs.length === 0) {
+      process.stdout.write(
+        search
+          ? `No saved research runs match "${search}".\n`
+          : 'No research runs saved yet: each `agent research` run is kept when it ends.\n',
+      );
+      return;
+    }
+    process.stdout.write(`${listing(runs, process.stdout.columns || 100, styleFor(process.stdout))}\n`);
+  } finally {
+    db.close();
+  }
+}
+
+async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
+  if (options.out !== undefined) {
+    // Loaded only for --out: the research command's module brings the whole chain with it.
+    writeFileAtomic(options.out, runMarkdown(run));
+  }
+  if (options.json) {
+    // The saved object as `agent research --json` printed it, with the run's number first.
+    const out: Record<string, unknown> = { id: run.id, ...run.result };
+    out.id = run.id;
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    const s = styleFor(process.stdout);
+    const sources = savedSources(run);
+    const lines = [
+      s.dim(
+        `Research run #${run.id} · ${formatWhen(run.createdAt)} · ${run.mode} · ${formatUsd(run.costUsd)}`,
+      ),
+      s.bold(run.question),
+      '',
+      run.answer,
+    ];
+    if (sources.length > 0)
+      lines.push(
+        '',
+        s.bold('Sources'),
+        ...sources.map((x) => `[${x.n}] ${x.title} — ${x.location}${readOn(x)}`),
+      );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (options.out !== undefined)
+    process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
+}
+
+/** One aligned line per run; the question takes what is left of the width. */
+export function listing(runs: RunSummary[], width: number, s: Style): string {
+  const rows = runs.map((r) => [`#${r.id}`, formatWhen(r.createdAt), r.mode, formatUsd(r.costUsd)]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r, k) => {
+      const cells = r.map((c, i) => (i === 0 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
+      const head = cells.join('  ');
+      const room = Math.max(20, width - head.length - 3);
+      const question = runs[k]!.question.replace(/\s+/g, ' ').trim();
+      const cut = question.length > room ? `${question.slice(0, room - 1)}…` : question;
+      return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
+    })
+    .join('\n');
+}
+
+/** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */
+export function runMarkdown(run: SavedRun): string {
+  const lines: string[] = [];
+  if (!/^#\s/.test(run.answer)) lines.push(`# ${run.question}`, '');
+  if (run.mode === 'extractive')
+    lines.push('_No model was used: extractive answer from local documents._', '');
+  lines.push(run.answer, '');
+  const sources = savedSources(run);
+  if (sources.length > 0) {
+    lines.push('## Sources', '');
+    for (const x of sources) {
+      const where = x.kind === 'web' ? `<${x.location}>` : `\`${x.location}\``;
+      const read = x.readAt ? `, read ${x.readAt.slice(0, 10)}` : '';
+      lines.push(`${x.n}. ${x.title} — ${where}${read}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+interface SavedSource {
+  n: number;
+  title: string;
+  location: string;
+  kind?: string;
+  readAt?: string;
+}
+
+/** The sources of a saved result; the object is kept as it was written, so each entry is checked. */
+function savedSources(run: SavedRun): SavedSource[] {
+  const list = run.result.sources;
+  if (!Array.isArray(list)) return [];
+  return list.filter((x): x is SavedSource => {
+    const s = x as Partial<SavedSource> | null;
+    return typeof s?.n === 'number' && typeof s.title === 'string' && typeof s.location === 'string';
+  });
+}
+
+/** For web pages, the day they were read. */
+const readOn = (x: SavedSource) => (x.readAt ? ` (read ${x.readAt.slice(0, 10)})` : '');

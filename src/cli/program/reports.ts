@@ -1,0 +1,31 @@
+import { type Command, Option } from 'commander';
+import { positiveInt } from './options.js';
+
+export function addReportsCommand(program: Command): void {
+  program
+    .command('reports')
+    .argument('[query]', 'full-text search over questions and answers; without it, the latest runs')
+    .description('List the saved research runs (newest first), show one again, or delete one.')
+    .option('-n, --limit <n>', 'at most this many runs', positiveInt, 20)
+    .addOption(new Option('--show <id>', 'print the answer and sources of run <id>').argParser(positiveInt))
+    .addOption(new Option('--delete <id>', 'delete run <id>').argParser(positiveInt).conflicts('show'))
+    .option('-o, --out <file>', 'with --show: also write the run as Markdown')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Every agent research run is kept when it ends (a cancelled or failed one is not).
+
+Examples:
+  agent reports                     the latest runs: number, when, mode, cost, question
+  agent reports "refund limit"      runs whose question or answer has these words
+  agent reports --show 3            the answer (or report) of run #3 and its sources
+  agent reports --show 3 -o run.md  the same, also written as Markdown
+  agent reports --show 3 --json     the object agent research --json printed, plus its id
+  agent reports --delete 3          remove run #3`,
+    )
+    .action(async (query: string | undefined, options, command: Command) => {
+      const { runReports } = await import('../commands/reports.js');
+      await runReports(query, { ...options, db: command.optsWithGlobals().db });
+    });
+}

@@ -1,0 +1,276 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { refreshIndex } from '../../src/research/documents.js';
+import { extractiveAnswer } from '../../src/research/extractive.js';
+import { checkGrounding } from '../../src/research/grounding.js';
+import { markdownSentences } from '../../src/research/text.js';
+import { openStore } from '../../src/store/open.js';
+import { ROOT } from '../support/cli.js';
+
+const REFUNDS =
+  'A support agent can refund up to $1000 per order without approval. Customers may return unused items ' +
+  'within thirty days of delivery. Finance audits 2% of refunds every month.';
+const APPROVALS =
+  'Refunds above $1,000 and up to $5,000 need the approval of a team lead, within 5 business days.';
+const sources = [
+  { n: 1, text: REFUNDS },
+  { n: 2, text: APPROVALS },
+];
+const unsupported = (answer: string, s = sources) => checkGrounding(answer, s).unsupported;
+
+describe('checkGrounding', () => {
+  it('treats $1,000 as 1000 and 30 as thirty, both ways', () => {
+    const result = checkGrounding(
+      'An agent may refund up to $1,000 without approval [1]. Unused items can be returned within 30 days [1].',
+      sources,
+    );
+    expect(result).toEqual({ checked: 2, unsupported: [] });
+    const reverse = [{ n: 1, text: 'Refunds of up to 1,000 dollars. Returns within 30 days.' }];
+    expect(unsupported('Agents refund up to $1000 [1]. Returns take thirty days [1].', reverse)).toEqual([]);
+  });
+
+  it('flags a sentence whose number is not in its cited source, saying what is missing', () => {
+    const result = checkGrounding(
+      'Agents can refund up to $1,000 [1]. Returns are accepted within 45 days, and 3% are audited [1].',
+      sources,
+    );
+    expect(result.checked).toBe(2);
+    expect(result.unsupported).toEqual([
+      {
+        sentence: 'Returns are accepted within 45 days, and 3% are audited [1].',
+        cites: [1],
+        missing: ['45 days', '3%'],
+      },
+    ]);
+  });
+
+  it('passes a correct answer, and ignores uncited sentences, markers, list ordinals and heading numbers', () => {
+    const answer = [
+      '## 1. Refund limits',
+      '',
+      'Support agents can refund up to $1,000 per order without approval [1]. Larger refunds, up to $5,000, need a team lead [2].',
+      '',
+      '1. Unused items: thirty days from delivery [1].',
+      '2. Audits cover 2% of refunds each month [1, 2].',
+      '3. Approvals take up to five business days [2].',
+      '',
+      'In 2019 the rules were different.',
+    ].join('\n');
+    expect(checkGrounding(answer, sources)).toEqual({ checked: 5, unsupported: [] });
+  });
+
+  it('checks quoted phrases, ignoring case, spacing and punctuation', () => {
+    expect(unsupported('The policy says “REFUND up to $1000   per order” [1].')).toEqual([]);
+    expect(unsupported('It is "without approval." [1]')).toEqual([]);
+    expect(unsupported('The policy says "refunds are final" and applies to "unused items" [1].')).toEqual([
+      {
+        sentence: 'The policy says "refunds are final" and applies to "unused items" [1].',
+        cites: [1],
+        missing: ['"refunds are final"'],
+      },
+    ]);
+    // A one-word quotation is not a phrase; a phrase must match whole words.
+    expect(unsupported('Items must be "unused" [1].')).toEqual([]);
+    expect(unsupported('It says "port refund" [1].')).toHaveLength(1);
+  });
+
+  it('matches whole numbers only: 200 is not in 2000 nor in 1,200', () => {
+    const s = [{ n: 1, text: 'The fee is 2000 euros, or 1,200 for members, from 2200 onwards.' }];
+    expect(unsupported('The fee is 200 euros [1].', s)[0]?.missing).toEqual(['200 euros']);
+    expect(unsupported('Members pay 1200, others 2,000 [1].', s)).toEqual([]);
+    expect(unsupported('Members pay 120 [1].', s)[0]?.missing).toEqual(['120']);
+  });
+
+  it('accepts a number found in any source the sentence cites, but not in one it does not cite', () => {
+    expect(unsupported('Team leads approve refunds up to $5,000 [1][2].')).toEqual([]);
+    expect(unsupported('Team leads approve refunds up to $5,000 [1, 2].')).toEqual([]);
+    expect(unsupported('Team leads approve refunds up to $5,000 [1].')).toEqual([
+      { sentence: 'Team leads approve refunds up to $5,000 [1].', cites: [1], missing: ['$5,000'] },
+    ]);
+  });
+
+  it('compares percentages, amounts and durations by value', () => {
+    const s = [
+      {
+        n: 1,
+        text: 'The fund holds $1.5 million. A discount of 15 percent applies. Fees: €50 or USD 1000. Ninety-nine seats, a hundred desks, one thousand chairs; the trial lasts 2 weeks.',
+      },
+    ];
+    expect(
+      unsupported(
+        'The fund holds $1,500,000, or $1.5M [1]. The discount is 15% [1]. The fee is 50 or $1,000 [1]. There are 99 seats, 100 desks and 1000 chairs; the trial is two weeks [1].',
+        s,
+      ),
+    ).toEqual([]);
+    expect(unsupported('The discount is 16% and the fund $15 million [1].', s)[0]?.missing).toEqual([
+      '16%',
+      '$15 million',
+    ]);
+    expect(unsupported('The trial lasts 3 weeks [1].', s)[0]?.missing).toEqual(['3 weeks']);
+  });
+
+  it('matches dates across the forms they are written in', () => {
+    const s = [{ n: 1, text: 'Last reviewed: 2026-03-01. The office closes on 24 December 2026 at 5 pm.' }];
+    expect(
+      unsupported(
+        'The policy was reviewed on March 1, 2026 [1]. It closes on 2026-12-24 at 17:00 [1]. Closing is December 24 [1].',
+        s,
+      ),
+    ).toEqual([]);
+    expect(unsupported('It was reviewed on 1 March 2026, in March 2026 [1].', s)).toEqual([]);
+    expect(unsupported('It was reviewed on March 2, 2026 [1].', s)[0]?.missing).toEqual(['March 2, 2026']);
+    expect(unsupported('It closes at 6 pm [1].', s)[0]?.missing).toEqual(['6 pm']);
+  });
+
+  it('leaves citations that name no source to the citation check', () => {
+    expect(checkGrounding('Refunds up to $999 [7].', sources)).toEqual({ checked: 0, unsupported: [] });
+    expect(unsupported('Refunds up to $999 [1][7].')).toEqual([
+      { sentence: 'Refunds up to $999 [1][7].', cites: [1, 7], missing: ['$999'] },
+    ]);
+  });
+
+  it('skips a source list at the end of the answer', () => {
+    const answer =
+      'Agents refund up to $1000 [1].\n\n## Sources\n\n[1] Refunds — content/refunds.md (read 2026-05-04)';
+    expect(checkGrounding(answer, sources)).toEqual({ checked: 1, unsupported: [] });
+  });
+
+  it('passes an extractive answer: sentences copied from their sources', async () => {
+    const dir = join(ROOT, 'content');
+    const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
+    const docs = files.map((f, i) => ({ n: i + 1, text: readFileSync(join(dir, f), 'utf8') }));
+    const answer = docs.flatMap((d) => markdownSentences(d.text).map((s) => `- ${s} [${d.n}]`)).join('\n');
+    const all = checkGrounding(answer, docs);
+    expect(all.checked).toBeGreaterThan(100);
+    expect(all.unsupported).toEqual([]);
+    // Citing the wrong document is caught.
+    const shifted = answer.replace(/\[(\d+)\]$/gm, (_, n) => `[${(Number(n) % docs.length) + 1}]`);
+    expect(checkGrounding(shifted, docs).unsupported.length).toBeGreaterThan(20);
+
+    // And the extractive answerer's own output, checked against the documents it quoted.
+    const db = openStore(':memory:');
+    await refreshIndex(db, dir);
+    for (const question of ['How much can a support agent refund?', 'When must expenses be submitted?']) {
+      const { answer, sources } = extractiveAnswer(db, dir, question);
+      const withText = sources.map((s) => ({ n: s.n, text: readFileSync(s.location, 'utf8') }));
+      const result = checkGrounding(answer, withText);
+      expect(result.checked).toBeGreaterThan(0);
+      expect(result.unsupported).toEqual([]);
+    }
+    db.close();
+  });
+
+  it('is fast on long sources', () => {
+    const text = `${REFUNDS} ${APPROVALS} `.repeat(200); // about 50 KB each
+    const many = Array.from({ length: 10 }, (_, i) => ({ n: i + 1, text }));
+    const answer = Array.from(
+      { length: 200 },
+      (_, i) => `Refunds up to $1,000 need ${i} approvals [${(i % 10) + 1}].`,
+    );
+    const start = performance.now();
+    const result = checkGrounding(answer.join('\n'), many);
+    expect(performance.now() - start).toBeLessThan(1500);
+    expect(result.checked).toBe(200);
+    expect(result.unsupported).toHaveLength(200 - 3); // of 0…199, only 2, 5 and 30 (thirty) are in the text
+  });
+});
+
+// Numbers written the ways a writer might restate a source's figure.
+const FILLER = ['the', 'limit', 'is', 'about', 'for', 'each', 'order', 'with', 'staff', 'per', 'day'];
+const WORDS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+const TEENS = [
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const inWords = (n: number) =>
+  n < 10
+    ? WORDS[n]!
+    : n < 20
+      ? TEENS[n - 10]!
+      : `${TENS[Math.floor(n / 10)]}${n % 10 ? `-${WORDS[n % 10]}` : ''}`;
+const grouped = (n: number) => n.toLocaleString('en-US');
+
+type Figure = { kind: 'number'; value: number } | { kind: 'date'; y: number; m: number; d: number };
+const figure: fc.Arbitrary<Figure> = fc.oneof(
+  fc.integer({ min: 0, max: 2_000_000_000 }).map((value) => ({ kind: 'number' as const, value })),
+  fc.integer({ min: 2, max: 99 }).map((value) => ({ kind: 'number' as const, value })),
+  fc.integer({ min: 1, max: 999 }).map((k) => ({ kind: 'number' as const, value: k * 100_000 })),
+  fc
+    .record({
+      y: fc.integer({ min: 1990, max: 2099 }),
+      m: fc.integer({ min: 1, max: 12 }),
+      d: fc.integer({ min: 1, max: 28 }),
+    })
+    .map((date) => ({ kind: 'date' as const, ...date })),
+);
+
+function spell(f: Figure, style: number): string {
+  if (f.kind === 'date') {
+    const month = MONTHS[f.m - 1]!;
+    const iso = `${f.y}-${String(f.m).padStart(2, '0')}-${String(f.d).padStart(2, '0')}`;
+    return [iso, `${month} ${f.d}, ${f.y}`, `${f.d} ${month} ${f.y}`][style % 3]!;
+  }
+  const v = f.value;
+  const forms = [
+    String(v),
+    grouped(v),
+    `$${grouped(v)}`,
+    `USD ${v}`,
+    `${grouped(v)} dollars`,
+    `${v}%`,
+    `${v} percent`,
+    `${v} days`,
+  ];
+  if (v >= 2 && v < 100) forms.push(`${inWords(v)} days`, inWords(v));
+  if (v >= 100_000 && v % 100_000 === 0) forms.push(`$${v / 1_000_000} million`, `$${v / 1_000_000}M`);
+  return forms[style % forms.length]!;
+}
+
+it('never flags a sentence built only from its cited source’s own figures, however they are written', () => {
+  const case_ = fc.record({
+    figures: fc.array(fc.tuple(figure, fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
+    filler: fc.array(fc.constantFrom(...FILLER), { minLength: 1, maxLength: 4 }),
+    other: fc.array(figure, { maxLength: 3 }),
+  });
+  fc.assert(
+    fc.property(case_, ({ figures, filler, other }) => {
+      const gap = ` ${filler.join(' ')} `;
+      const source = [...figures.map(([f, style]) => spell(f, style)), ...other.map((f) => spell(f, 0))].join(
+        `${gap}and `,
+      );
+      const sentence = `Staff ${figures.map(([f, , style]) => spell(f, style)).join(gap)} [1].`;
+      const result = checkGrounding(sentence, [
+        { n: 1, text: `Policy: ${source}.` },
+        { n: 2, text: 'Nothing relevant here.' },
+      ]);
+      expect(result.checked).toBe(1);
+      expect(result.unsupported).toEqual([]);
+    }),
+    { numRuns: 500 },
+  );
+});
