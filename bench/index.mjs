@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Document indexing and search at scale: a generated folder of 10,000 Markdown documents is indexed,
-// refreshed unchanged, refreshed after edits, and searched.
-// Usage: npm run build && node bench/index.mjs [documents]
+// Document indexing and search at scale: a generated folder of 10,000 short Markdown documents is
+// indexed, refreshed unchanged, refreshed after edits, and searched; then a folder of 200 long documents
+// (100–300 KB each, with headings) is indexed as passages, and passages are selected and searched.
+// Usage: npm run build && node bench/index.mjs [documents] [long documents]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { refreshIndex, searchDocuments } from '../dist/research/documents.js';
+import { documentSource, refreshIndex, searchDocuments, searchPassages } from '../dist/research/documents.js';
 import { openStore } from '../dist/store/open.js';
 
 const count = Number(process.argv[2] ?? 10_000);
+const longCount = Number(process.argv[3] ?? 200);
 const dir = mkdtempSync(join(tmpdir(), 'agent-bench-index-'));
 let seed = 42;
 const random = () => {
@@ -34,30 +36,91 @@ for (let i = 0; i < count; i++) {
 }
 
 const db = openStore(join(dir, 'bench.db'));
-const time = (f) => {
+const time = async (f) => {
   const start = process.hrtime.bigint();
-  const result = f();
+  const result = await f();
   return [Number(process.hrtime.bigint() - start) / 1e6, result];
 };
-const [first, stats] = time(() => refreshIndex(db, dir));
-const [again] = time(() => refreshIndex(db, dir));
+const timeSync = (f) => {
+  const start = process.hrtime.bigint();
+  f();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+const percentiles = (latencies) => {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(2);
+  return `median ${at(0.5)} ms, p95 ${at(0.95)} ms`;
+};
+const question = () => `How does the ${word()} ${word()} policy handle ${word()}?`;
+
+const [first, stats] = await time(() => refreshIndex(db, dir));
+const [again] = await time(() => refreshIndex(db, dir));
 for (let i = 0; i < 100; i++)
   writeFileSync(join(dir, `team-${i % 50}`, `doc-${i}.md`), `# edited ${i}\n\n${sentence()}\n`);
-const [edited, editStats] = time(() => refreshIndex(db, dir));
+const [edited, editStats] = await time(() => refreshIndex(db, dir));
 
-const queries = Array.from(
-  { length: 200 },
-  () => `How does the ${word()} ${word()} policy handle ${word()}?`,
-);
-const latencies = queries.map((q) => time(() => searchDocuments(db, dir, q, 5))[0]).sort((a, b) => a - b);
-const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(2);
+const queries = Array.from({ length: 200 }, question);
+const latencies = queries.map((q) => timeSync(() => searchDocuments(db, dir, q, 5)));
 
 console.log(`documents            ${stats.added}`);
 console.log(`first index          ${first.toFixed(0)} ms`);
 console.log(`refresh, unchanged   ${again.toFixed(0)} ms`);
 console.log(`refresh, 100 edited  ${edited.toFixed(0)} ms (${editStats.updated} updated)`);
-console.log(
-  `query latency        median ${pct(0.5)} ms, p95 ${pct(0.95)} ms (${queries.length} queries, top 5)`,
-);
+console.log(`query latency        ${percentiles(latencies)} (${queries.length} queries, top 5)`);
 db.close();
 rmSync(dir, { recursive: true, force: true });
+
+// Long documents, in a database of their own: chapters (##) of sections (###) of paragraphs, 100–300 KB
+// each.
+if (longCount > 0) {
+  const longDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-'));
+  const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-db-'));
+  let bytes = 0;
+  for (let i = 0; i < longCount; i++) {
+    const target = 100_000 + Math.floor(random() * 200_000);
+    const parts = [`# Handbook ${i}: ${word()} ${word()}\n`];
+    let size = 0;
+    for (let chapter = 1; size < target; chapter++) {
+      parts.push(`## Chapter ${chapter}: ${word()} ${word()}\n`);
+      for (let section = 1; section <= 6 && size < target; section++) {
+        parts.push(`### ${word()} ${word()} ${section}\n`);
+        for (let p = 0; p < 1 + Math.floor(random() * 4); p++) {
+          const paragraph = Array.from({ length: 3 + Math.floor(random() * 8) }, sentence).join(' ');
+          parts.push(`${paragraph}\n`);
+          size += paragraph.length;
+        }
+      }
+    }
+    const text = parts.join('\n');
+    bytes += text.length;
+    writeFileSync(join(longDir, `handbook-${i}.md`), text);
+  }
+  const longDb = openStore(join(dbDir, 'bench.db'));
+  const [longFirst, longStats] = await time(() => refreshIndex(longDb, longDir));
+  const [longAgain] = await time(() => refreshIndex(longDb, longDir));
+  const passages = longDb.prepare('SELECT count(*) FROM passages').pluck().get();
+  // A planner's three queries (the question and two searches) for one long document at a time.
+  const sourceLatencies = Array.from({ length: 200 }, (_, i) => {
+    const queries = [question(), question(), question()];
+    return timeSync(() => documentSource(longDb, longDir, `handbook-${i % longCount}`, queries, 24_000));
+  });
+  const passageLatencies = Array.from({ length: 200 }, () => {
+    const q = question();
+    return timeSync(() => searchPassages(longDb, longDir, q, 16));
+  });
+
+  console.log(
+    `long documents       ${longStats.added} (${(bytes / 2 ** 20).toFixed(0)} MB, ${passages} passages)`,
+  );
+  console.log(`first index          ${longFirst.toFixed(0)} ms`);
+  console.log(`refresh, unchanged   ${longAgain.toFixed(0)} ms`);
+  console.log(
+    `document source      ${percentiles(sourceLatencies)} (best passages of one document, 24,000 characters)`,
+  );
+  console.log(
+    `passage search       ${percentiles(passageLatencies)} (${passageLatencies.length} queries, top 16 passages)`,
+  );
+  longDb.close();
+  rmSync(longDir, { recursive: true, force: true });
+  rmSync(dbDir, { recursive: true, force: true });
+}

@@ -1,17 +1,23 @@
 import type { Ora } from 'ora';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
-import type { SourceReport } from '../research/sources.js';
+import { resultJson } from '../research/result-json.js';
+import type { Source, SourceReport } from '../research/sources.js';
 import { formatInt, formatUsd, styleFor } from './style.js';
 
 const STEP_LABEL: Record<ResearchStep, string> = {
   index: 'Indexing local documents',
   plan: 'Planning (small model)',
-  sources: 'Collecting sources',
+  sources: 'Collecting sources, extracting facts as they arrive (large model)',
   extract: 'Extracting facts (large model)',
+  followup: 'Looking for gaps (small model)',
   write: 'Writing the answer (large model)',
   search: 'Searching local documents',
   select: 'Selecting passages',
 };
+
+/** Rounds after the first are named, so a deep run shows where it is. */
+const stepLabel = (name: ResearchStep, round?: number) =>
+  round && round > 1 ? `Round ${round} · ${STEP_LABEL[name]}` : STEP_LABEL[name];
 
 /** Progress on stderr (a spinner per step on a terminal, plain lines otherwise), the answer on stdout. */
 export class ResearchRenderer {
@@ -28,8 +34,8 @@ export class ResearchRenderer {
       case 'step':
         if (this.spinner) {
           if (this.spinner.isSpinning) this.spinner.succeed();
-          this.spinner.start(STEP_LABEL[e.name]);
-        } else process.stderr.write(this.err.dim(`· ${STEP_LABEL[e.name]}\n`));
+          this.spinner.start(stepLabel(e.name, e.round));
+        } else process.stderr.write(this.err.dim(`· ${stepLabel(e.name, e.round)}\n`));
         break;
       case 'source':
         this.line(sourceLine(e.report, this.err));
@@ -76,6 +82,12 @@ export function sourceLine(r: SourceReport, s: ReturnType<typeof styleFor>): str
   switch (r.status) {
     case 'read':
       return s.dim(`  ✓ ${n}${r.label}`);
+    case 'excerpts':
+      return s.dim(`  ✓ ${n}${r.label} (long: the passages that match the question)`);
+    case 'search-text':
+      return s.yellow(
+        `  ~ ${n}${r.label}: page unreadable, using the search service's copy of its text (${r.detail})`,
+      );
     case 'snippet':
       return s.yellow(`  ~ ${n}${r.label}: page unreadable, using the search snippet (${r.detail})`);
     case 'failed':
@@ -85,17 +97,24 @@ export function sourceLine(r: SourceReport, s: ReturnType<typeof styleFor>): str
   }
 }
 
-export function sourceList(result: ResearchResult): string {
-  return result.sources.map((s) => `[${s.n}] ${s.title} — ${s.location}`).join('\n');
+/** `[n] title — location`, and for web pages the day they were read. */
+export function sourceEntry(src: Source): string {
+  const read = src.readAt ? ` (read ${src.readAt.slice(0, 10)})` : '';
+  return `${src.title} — ${src.location}${read}`;
 }
+
+export function sourceList(result: Pick<ResearchResult, 'sources'>): string {
+  return result.sources.map((s) => `[${s.n}] ${sourceEntry(s)}`).join('\n');
+}
+
+const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export function citationSummary(result: ResearchResult): string[] {
   const c = result.citations;
   const lines: string[] = [];
   if (c.dangling.length)
     lines.push(`Cites ${c.dangling.map((n) => `[${n}]`).join(', ')}, which name no collected source.`);
-  for (const sentence of c.uncited)
-    lines.push(`No citation: "${sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence}"`);
+  for (const sentence of c.uncited) lines.push(`No citation: "${clip(sentence)}"`);
   const unused = result.sources.filter((s) => !c.cited.includes(s.n)).map((s) => `[${s.n}]`);
   if (result.sources.length === 0) return lines;
   if (lines.length === 0)
@@ -104,39 +123,54 @@ export function citationSummary(result: ResearchResult): string[] {
   return lines;
 }
 
+/** Sentences whose numbers or quotes are not in the sources they cite; empty when all are grounded. */
+export function groundingSummary(result: ResearchResult): string[] {
+  const g = result.grounding;
+  if (g.unsupported.length === 0) return [];
+  return [
+    `Not found in the cited source (${g.unsupported.length} of ${g.checked} cited sentence(s)):`,
+    ...g.unsupported.map(
+      (u) =>
+        `  "${clip(u.sentence)}" — ${u.cites.map((n) => `[${n}]`).join('')} does not contain: ${u.missing.join(', ')}`,
+    ),
+  ];
+}
+
 export function usageLine(result: ResearchResult): string {
   if (result.mode === 'extractive') {
     return 'Extractive mode: no model was used. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama) for a written, cited answer.';
   }
   const u = result.usage;
+  const rounds = result.rounds > 1 ? ` · ${result.rounds} rounds` : '';
   return (
-    `${u.calls} model calls · ${formatInt(u.inputTokens)} input, ${formatInt(u.cacheReadTokens)} cache read, ` +
+    `${u.calls} model calls${rounds} · ${formatInt(u.inputTokens)} input, ${formatInt(u.cacheReadTokens)} cache read, ` +
     `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}`
   );
 }
 
+/** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */
 export function toMarkdown(result: ResearchResult): string {
-  const lines = [`# ${result.question}`, ''];
+  const lines: string[] = [];
+  if (!(result.settings.report && /^#\s/.test(result.answer))) lines.push(`# ${result.question}`, '');
   if (result.mode === 'extractive')
     lines.push('_No model was used: extractive answer from local documents._', '');
   lines.push(result.answer, '', '## Sources', '');
-  for (const s of result.sources)
-    lines.push(`${s.n}. ${s.title} — ${s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``}`);
-  lines.push('', '## Citation check', '', ...citationSummary(result).map((l) => `- ${l}`), '');
+  for (const s of result.sources) {
+    const where = s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``;
+    const read = s.readAt ? `, read ${s.readAt.slice(0, 10)}` : '';
+    lines.push(`${s.n}. ${s.title} — ${where}${read}`);
+  }
+  const checks = [...citationSummary(result), ...groundingSummary(result)];
+  lines.push(
+    '',
+    '## Citation check',
+    '',
+    ...checks.map((l) => (l.startsWith('  ') ? `  - ${l.trim()}` : `- ${l}`)),
+    '',
+  );
   return lines.join('\n');
 }
 
 export function toJson(result: ResearchResult): string {
-  return JSON.stringify(
-    {
-      question: result.question,
-      mode: result.mode,
-      answer: result.answer,
-      sources: result.sources.map((s) => ({ n: s.n, title: s.title, location: s.location, kind: s.kind })),
-      citations: result.citations,
-      usage: result.usage,
-    },
-    null,
-    2,
-  );
+  return JSON.stringify(resultJson(result), null, 2);
 }

@@ -1,10 +1,11 @@
 import type { Db } from '../store/open.js';
-import { getDocument, queryTerms, searchDocuments } from './documents.js';
+import { type PassageHit, queryTerms, searchPassages } from './documents.js';
 import type { Source } from './sources.js';
 import { markdownSentences, stem, words } from './text.js';
 
-// The no-key answer: full-text search picks documents, then the sentences that share the most (and
-// the rarest) words with the question are quoted, each with its citation.
+// The no-key answer: full-text search over every document's passages picks the best passages (so a fact
+// deep in a long document is found), then the sentences in them that share the most (and the rarest)
+// words with the question are quoted, each with its citation.
 
 export interface ExtractiveAnswer {
   answer: string;
@@ -14,7 +15,6 @@ export interface ExtractiveAnswer {
 interface Candidate {
   text: string;
   doc: number;
-  position: number;
   stems: Set<string>;
 }
 
@@ -25,17 +25,21 @@ export function extractiveAnswer(
   db: Db,
   root: string,
   question: string,
-  options: { documents?: number; sentences?: number } = {},
+  options: { documents?: number; passages?: number; sentences?: number } = {},
 ): ExtractiveAnswer {
-  const hits = searchDocuments(db, root, question, options.documents ?? 4);
-  const terms = [...new Set(queryTerms(question).map(stem))];
+  // The best passages, from at most `documents` documents, numbered by the rank of their document's best.
+  const hits: PassageHit[] = [];
   const candidates: Candidate[] = [];
-  hits.forEach((hit, doc) => {
-    const body = getDocument(db, root, hit.slug)?.body ?? '';
-    markdownSentences(body).forEach((text, position) => {
-      candidates.push({ text, doc, position, stems: new Set(words(text).map(stem)) });
-    });
-  });
+  for (const passage of searchPassages(db, root, question, options.passages ?? 16)) {
+    let doc = hits.findIndex((h) => h.slug === passage.slug);
+    if (doc < 0) {
+      if (hits.length >= (options.documents ?? 4)) continue;
+      doc = hits.push(passage) - 1;
+    }
+    for (const text of markdownSentences(passage.text))
+      candidates.push({ text, doc, stems: new Set(words(text).map(stem)) });
+  }
+  const terms = [...new Set(queryTerms(question).map(stem))];
   if (terms.length === 0 || candidates.length === 0) return { answer: '', sources: [] };
 
   // Rarer words say more: weight each term by its inverse frequency among the candidate sentences.

@@ -8,32 +8,85 @@ export interface Plan {
   searches: string[];
 }
 
+/** A follow-up round: what the facts so far leave open, and what to read next. */
+export interface FollowUp extends Plan {
+  gaps: string[];
+}
+
 const planSchema = z.object({
+  gaps: z.array(z.string()).default([]),
   documents: z.array(z.string()).default([]),
   searches: z.array(z.string()).default([]),
 });
 
-export function planPrompt(question: string, documents: DocumentInfo[], webAvailable: boolean): string {
-  const list = documents.length ? documents.map((d) => `- ${d.slug}: ${d.title}`).join('\n') : '(none)';
+const documentList = (documents: DocumentInfo[]) =>
+  documents.length ? documents.map((d) => `- ${d.slug}: ${d.title}`).join('\n') : '(none)';
+
+export function planPrompt(
+  question: string,
+  documents: DocumentInfo[],
+  webAvailable: boolean,
+  breadth = 3,
+): string {
   return [
     `Question: ${question}`,
     '',
     'Local documents (slug: title):',
-    list,
+    documentList(documents),
     '',
     webAvailable ? 'Web search is available.' : 'Web search is not available; leave "searches" empty.',
     '',
     'Reply with JSON only, no other text, in exactly this form:',
     '{"documents": ["slug", ...], "searches": ["query", ...]}',
-    'Choose at most 3 documents likely to hold the answer (slugs exactly as listed) and at most 3 short web',
-    'search queries, only if the web is needed. Use [] for none.',
+    `Choose at most ${breadth} documents likely to hold the answer (slugs exactly as listed) and at most ${breadth}`,
+    'short web search queries, only if the web is needed. Use [] for none.',
   ].join('\n');
 }
 
+export function followUpPrompt(o: {
+  question: string;
+  facts: string;
+  read: string[];
+  searched: string[];
+  documents: DocumentInfo[];
+  webAvailable: boolean;
+  breadth: number;
+}): string {
+  return [
+    `Question: ${o.question}`,
+    '',
+    'Facts gathered so far, by source:',
+    o.facts || '(none)',
+    '',
+    'Already read (do not propose again):',
+    o.read.length ? o.read.map((r) => `- ${r}`).join('\n') : '(nothing)',
+    'Already searched:',
+    o.searched.length ? o.searched.map((q) => `- ${q}`).join('\n') : '(nothing)',
+    '',
+    'Local documents not read yet (slug: title):',
+    documentList(o.documents),
+    '',
+    o.webAvailable ? 'Web search is available.' : 'Web search is not available; leave "searches" empty.',
+    '',
+    'Which parts of the question do the facts leave unanswered or uncertain? Reply with JSON only, no other',
+    'text, in exactly this form:',
+    '{"gaps": ["what is still missing", ...], "documents": ["slug", ...], "searches": ["query", ...]}',
+    `At most ${o.breadth} documents (slugs exactly as listed) and at most ${o.breadth} new, different web searches`,
+    'that would fill the gaps. If the facts already cover the question, reply with empty lists.',
+  ].join('\n');
+}
+
+/** The small model answered twice with something that is not a usable plan. */
+export class UnusablePlanError extends AgentError {}
+
 export const PLAN_SYSTEM = 'You plan research. You answer with a single JSON object and nothing else.';
 
-/** Reads a plan from a reply: the JSON object may sit in a code fence or among words. */
-export function parsePlan(reply: string, known: Set<string>): { plan: Plan; dropped: string[] } {
+/** Reads a plan (or follow-up) from a reply: the JSON object may sit in a code fence or among words. */
+export function parsePlan(
+  reply: string,
+  known: Set<string>,
+  breadth = 3,
+): { plan: FollowUp; dropped: string[] } {
   const start = reply.indexOf('{');
   const end = reply.lastIndexOf('}');
   if (start < 0 || end < start) throw new Error('the reply contains no JSON object');
@@ -49,14 +102,18 @@ export function parsePlan(reply: string, known: Set<string>): { plan: Plan; drop
       parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; '),
     );
   }
-  const documents = [
-    ...new Set(parsed.data.documents.map((d) => d.trim().replace(/\.(md|markdown|txt)$/i, ''))),
-  ];
+  // A model may add the file's extension to a slug; a slug that itself ends so is taken as it is.
+  const slugOf = (name: string) => {
+    const d = name.trim();
+    return known.has(d) ? d : d.replace(/\.(md|markdown|txt|html?|pdf|docx)$/i, '');
+  };
+  const documents = [...new Set(parsed.data.documents.map(slugOf))];
   const dropped = documents.filter((d) => !known.has(d));
   return {
     plan: {
-      documents: documents.filter((d) => known.has(d)).slice(0, 3),
-      searches: [...new Set(parsed.data.searches.map((q) => q.trim()).filter(Boolean))].slice(0, 3),
+      gaps: parsed.data.gaps.map((g) => g.trim()).filter(Boolean),
+      documents: documents.filter((d) => known.has(d)).slice(0, breadth),
+      searches: [...new Set(parsed.data.searches.map((q) => q.trim()).filter(Boolean))].slice(0, breadth),
     },
     dropped,
   };
@@ -64,17 +121,20 @@ export function parsePlan(reply: string, known: Set<string>): { plan: Plan; drop
 
 /**
  * Asks for a plan; on a reply that cannot be used, asks once more showing the reply and what was wrong.
- * A second failure stops the run with the model's own words in the error.
+ * A second failure throws an UnusablePlanError with the model's own words.
  */
 export async function makePlan(
   ask: (messages: Message[]) => Promise<string>,
   prompt: string,
   known: Set<string>,
-): Promise<{ plan: Plan; dropped: string[]; attempts: number }> {
+  options: { breadth?: number; what?: string; shape?: string } = {},
+): Promise<{ plan: FollowUp; dropped: string[]; attempts: number }> {
+  const breadth = options.breadth ?? 3;
+  const shape = options.shape ?? '{"documents": [...], "searches": [...]}';
   const messages: Message[] = [{ role: 'user', content: prompt }];
   const first = await ask(messages);
   try {
-    return { ...parsePlan(first, known), attempts: 1 };
+    return { ...parsePlan(first, known, breadth), attempts: 1 };
   } catch (error) {
     const problem = errorMessage(error);
     const retry: Message[] = [
@@ -89,15 +149,15 @@ export async function makePlan(
       },
       {
         role: 'user',
-        content: `That reply could not be used: ${problem}. Reply again with only the JSON object: {"documents": [...], "searches": [...]}`,
+        content: `That reply could not be used: ${problem}. Reply again with only the JSON object: ${shape}`,
       },
     ];
     const second = await ask(retry);
     try {
-      return { ...parsePlan(second, known), attempts: 2 };
+      return { ...parsePlan(second, known, breadth), attempts: 2 };
     } catch (again) {
-      throw new AgentError(
-        `The planning model did not return a usable plan (${errorMessage(again)}). Its reply: ${second.slice(0, 400) || '(empty)'}`,
+      throw new UnusablePlanError(
+        `The ${options.what ?? 'planning'} model did not return a usable plan (${errorMessage(again)}). Its reply: ${second.slice(0, 400) || '(empty)'}`,
       );
     }
   }

@@ -1,11 +1,15 @@
-import { errorMessage } from '../errors.js';
+import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { readPage } from '../tools/read-url.js';
-import { searchWeb } from '../tools/web-search.js';
-import { getDocument } from './documents.js';
+import { searchBackendName, searchWeb } from '../tools/search/index.js';
+import { normalizeUrl } from '../tools/search/url.js';
+import { documentSource, getDocument } from './documents.js';
 import type { Plan } from './plan.js';
 
-/** A collected source. Its number is fixed when it is collected and means the same in every later step. */
+/**
+ * A collected source. Its number is fixed when its round of collection ends, in plan order (documents,
+ * then each search's results by rank), and means the same in every later step and every run of that plan.
+ */
 export interface Source {
   n: number;
   kind: 'document' | 'web';
@@ -14,123 +18,190 @@ export interface Source {
   location: string;
   slug?: string;
   text: string;
-  /** `snippet`: the page could not be read, so the search result's snippet stands in for it. */
-  status: 'read' | 'snippet';
+  /**
+   * How it was read: whole; as the passages of a long document that match the question; as the page text
+   * the search service returned (the page itself could not be read); or only as the search snippet.
+   */
+  status: 'read' | 'excerpts' | 'search-text' | 'snippet';
+  /** When a web page was read (ISO 8601). */
+  readAt?: string;
 }
 
 /** What happened to everything the plan asked for, collected or not. */
 export interface SourceReport {
   label: string;
-  status: 'read' | 'snippet' | 'failed' | 'skipped';
+  status: Source['status'] | 'failed' | 'skipped';
   detail?: string;
   n?: number;
 }
 
-export interface CollectOptions {
+/** The most text one source contributes to its extraction prompt. */
+export const MAX_SOURCE_CHARS = 24_000;
+/** Results asked of the search service beyond those read, so that duplicates can be replaced. */
+const SPARE_RESULTS = 3;
+
+export interface RoundOptions {
   db: Db;
   root: string;
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** Results read per search. */
+  perSearch: number;
+  /** The question and the plan's searches: long documents are cut to the passages that match these. */
+  queries: string[];
+  /** Documents (`doc:slug`) and normalised URLs collected in earlier rounds; this round adds to it. */
+  seen: Set<string>;
+  /** Sources collected before this round: numbering continues from here. */
+  base: number;
+  /** How many more sources may be collected (--max-sources). */
+  room: number;
   onReport?: (report: SourceReport) => void;
+  /** Called the moment a source's text is in hand, before numbering, so extraction can start at once. */
+  onSource?: (source: Source) => void;
 }
 
-const MAX_SOURCE_CHARS = 24_000;
-
-export async function collectSources(
-  plan: Plan,
-  o: CollectOptions,
-): Promise<{ sources: Source[]; reports: SourceReport[] }> {
-  const sources: Source[] = [];
-  const reports: SourceReport[] = [];
-  const report = (r: SourceReport) => {
-    reports.push(r);
-    o.onReport?.(r);
-  };
-  const add = (s: Omit<Source, 'n'>): Source => {
-    const source = { ...s, n: sources.length + 1, text: s.text.slice(0, MAX_SOURCE_CHARS) };
-    sources.push(source);
+/** Collects one round's sources: documents at once, searches and page reads in parallel. */
+export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[]> {
+  const slots: (Source | undefined)[] = [];
+  let room = o.room;
+  const report = (r: SourceReport) => o.onReport?.(r);
+  const collected = (s: Omit<Source, 'n'>): Source => {
+    const source: Source = { ...s, n: 0, text: s.text.slice(0, MAX_SOURCE_CHARS) };
+    o.onSource?.(source);
     return source;
   };
 
   for (const slug of plan.documents) {
+    if (o.seen.has(`doc:${slug}`)) continue;
+    if (room <= 0) {
+      report({ label: slug, status: 'skipped', detail: '--max-sources reached' });
+      continue;
+    }
     const doc = getDocument(o.db, o.root, slug);
-    if (!doc) {
+    const read = doc && documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+    if (!doc || !read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;
     }
-    const s = add({
+    o.seen.add(`doc:${slug}`);
+    room--;
+    // Documents come first in plan order, so their numbers are known now.
+    const s = collected({
       kind: 'document',
       title: doc.title,
       location: doc.path,
       slug,
-      text: doc.body,
-      status: 'read',
+      text: read.text,
+      status: read.excerpted ? 'excerpts' : 'read',
     });
-    report({ label: slug, status: 'read', n: s.n });
+    s.n = o.base + slots.length + 1;
+    slots.push(s);
+    report({
+      label: slug,
+      status: s.status,
+      n: s.n,
+      detail: read.excerpted ? 'matching passages' : undefined,
+    });
   }
 
-  if (plan.searches.length > 0 && !o.env.BRAVE_SEARCH_KEY) {
-    for (const q of plan.searches)
-      report({ label: `search "${q}"`, status: 'skipped', detail: 'no BRAVE_SEARCH_KEY set' });
-    return { sources, reports };
-  }
+  if (plan.searches.length > 0) await collectWeb(plan.searches, o, { room, slots, report, collected });
 
-  // Searches and page reads run in parallel; results are numbered afterwards in the plan's order, so the
-  // numbering never depends on which request finished first.
-  const searched = await Promise.all(
-    plan.searches.map(async (query) => {
-      try {
-        return { query, results: await searchWeb(query, 3, o.env, o.signal) };
-      } catch (error) {
-        if (o.signal?.aborted) throw error;
-        return { query, error: errorMessage(error) };
-      }
-    }),
-  );
-  const seen = new Set<string>();
-  const picks = searched.map((s) => {
-    if (s.error !== undefined) return { ...s, top: undefined };
-    const top = s.results!.find((r) => !seen.has(r.url));
-    if (top) seen.add(top.url);
-    return { ...s, top };
+  const sources = slots.filter((s): s is Source => s !== undefined);
+  sources.forEach((s, i) => {
+    s.n = o.base + i + 1;
   });
-  const pages = await Promise.all(
-    picks.map(async (p) => {
-      if (!p.top) return undefined;
+  return sources;
+}
+
+interface WebState {
+  room: number;
+  slots: (Source | undefined)[];
+  report: (r: SourceReport) => void;
+  collected: (s: Omit<Source, 'n'>) => Source;
+}
+
+async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Promise<void> {
+  const backend = searchBackendName(o.env);
+  if (!backend) {
+    for (const q of searches)
+      st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
+    return;
+  }
+  const count = Math.min(10, o.perSearch + SPARE_RESULTS);
+  const searched = await Promise.all(
+    searches.map(async (query) => {
       try {
-        return { page: await readPage(p.top.url, { env: o.env, signal: o.signal }) };
+        return { query, results: await searchWeb(query, count, o.env, o.signal) };
       } catch (error) {
-        if (o.signal?.aborted) throw error;
-        return { error: errorMessage(error) };
+        if (o.signal?.aborted) throw new AbortedError();
+        return { query, results: [], error: errorMessage(error) };
       }
     }),
   );
-  for (const [i, p] of picks.entries()) {
-    const top = p.top;
-    if (p.error !== undefined) {
-      report({ label: `search "${p.query}"`, status: 'failed', detail: p.error });
-    } else if (!top) {
-      const detail = p.results?.length ? 'its results were already collected' : 'no results';
-      report({ label: `search "${p.query}"`, status: 'skipped', detail });
-    } else {
-      const fetched = pages[i]!;
-      if (fetched.page) {
-        const { title, url, text } = fetched.page;
-        const s = add({ kind: 'web', title: title || top.title, location: url, text, status: 'read' });
-        report({ label: top.url, status: 'read', n: s.n });
-      } else if (top.snippet) {
-        const s = add({
-          kind: 'web',
-          title: top.title,
-          location: top.url,
-          text: top.snippet,
-          status: 'snippet',
-        });
-        report({ label: top.url, status: 'snippet', detail: fetched.error, n: s.n });
-      } else {
-        report({ label: top.url, status: 'failed', detail: fetched.error });
+
+  // Which results each search reads is settled in plan order, so duplicates always go to the same search.
+  const picks: { result: (typeof searched)[number]['results'][number]; slot: number }[] = [];
+  for (const s of searched) {
+    if (s.error !== undefined) {
+      st.report({ label: `search "${s.query}"`, status: 'failed', detail: s.error });
+      continue;
+    }
+    let taken = 0;
+    for (const result of s.results) {
+      if (taken >= o.perSearch) break;
+      const key = normalizeUrl(result.url);
+      if (o.seen.has(key)) continue;
+      if (st.room <= 0) {
+        st.report({ label: result.url, status: 'skipped', detail: '--max-sources reached' });
+        break;
       }
+      o.seen.add(key);
+      st.room--;
+      taken++;
+      picks.push({ result, slot: st.slots.length });
+      st.slots.push(undefined);
+    }
+    if (taken === 0 && st.room > 0) {
+      const detail = s.results.length ? 'its results were already collected' : 'no results';
+      st.report({ label: `search "${s.query}"`, status: 'skipped', detail });
     }
   }
-  return { sources, reports };
+
+  await Promise.all(
+    picks.map(async ({ result, slot }) => {
+      let failure: string;
+      try {
+        const page = await readPage(result.url, { env: o.env, signal: o.signal });
+        const s = st.collected({
+          kind: 'web',
+          title: page.title || result.title,
+          location: page.url,
+          text: page.text,
+          status: 'read',
+          readAt: new Date().toISOString(),
+        });
+        st.slots[slot] = s;
+        st.report({ label: result.url, status: 'read' });
+        return;
+      } catch (error) {
+        if (o.signal?.aborted) throw new AbortedError();
+        failure = errorMessage(error);
+      }
+      // The page could not be read: the search service's own copy of its text, else its snippet.
+      const fallback = result.content?.trim() ? 'search-text' : result.snippet.trim() ? 'snippet' : undefined;
+      if (!fallback) {
+        st.report({ label: result.url, status: 'failed', detail: failure });
+        return;
+      }
+      st.slots[slot] = st.collected({
+        kind: 'web',
+        title: result.title,
+        location: result.url,
+        text: fallback === 'search-text' ? result.content! : result.snippet,
+        status: fallback,
+        readAt: new Date().toISOString(),
+      });
+      st.report({ label: result.url, status: fallback, detail: failure });
+    }),
+  );
 }

@@ -23,15 +23,33 @@ describe('agent research without a key (the README quick start)', () => {
   it('prints the documented JSON', async () => {
     const r = await runCli(['research', '--json', QUESTION], { env: { AGENT_DB: tempDb() } });
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(['question', 'mode', 'answer', 'sources', 'citations', 'usage']);
-    expect(out).toMatchObject({ question: QUESTION, mode: 'extractive' });
+    expect(Object.keys(out)).toEqual([
+      'id',
+      'question',
+      'mode',
+      'answer',
+      'sources',
+      'citations',
+      'grounding',
+      'usage',
+      'format',
+      'settings',
+      'rounds',
+      'createdAt',
+    ]);
+    expect(out).toMatchObject({ question: QUESTION, mode: 'extractive', format: 'answer', rounds: 1 });
     expect(out.sources[0]).toEqual({
       n: 1,
       title: 'Refunds Policy',
       location: join(ROOT, 'content', 'policies', 'refunds.md'),
       kind: 'document',
+      read: 'read',
     });
     expect(out.citations.dangling).toEqual([]);
+    // Extractive answers quote the documents, so every cited number is in its source.
+    expect(out.grounding.checked).toBeGreaterThan(0);
+    expect(out.grounding.unsupported).toEqual([]);
+    expect(out.settings).toEqual({ depth: 1, breadth: 3, perSearch: 2, maxSources: 20, report: false });
   });
 
   it('says plainly when nothing in the documents matches, with no empty source list', async () => {

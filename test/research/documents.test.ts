@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { AbortedError } from '../../src/errors.js';
 import { checkCitations } from '../../src/research/citations.js';
 import {
   contentDirectory,
@@ -13,13 +14,19 @@ import { coversAmount } from '../../src/research/extractive.js';
 import { markdownSentences } from '../../src/research/text.js';
 import { openStore } from '../../src/store/open.js';
 
-it('indexes every Markdown and text file, refreshes changed ones, forgets removed ones', () => {
+it('indexes every Markdown and text file, refreshes changed ones, forgets removed ones', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-docs-'));
   writeFileSync(join(dir, 'a.md'), '# Alpha Handbook\n\nAlpacas graze in the north field.');
   writeFileSync(join(dir, 'b.txt'), 'Beta notes\nBeavers build dams.');
-  writeFileSync(join(dir, 'ignored.pdf'), 'binary');
+  writeFileSync(join(dir, 'ignored.csv'), 'a,b\n1,2'); // not a document format: not even reported
   const db = openStore(':memory:');
-  expect(refreshIndex(db, dir)).toEqual({ added: 2, updated: 0, removed: 0, unchanged: 0 });
+  expect(await refreshIndex(db, dir)).toEqual({
+    added: 2,
+    updated: 0,
+    removed: 0,
+    unchanged: 0,
+    skipped: [],
+  });
   expect(listDocuments(db, dir).map((d) => [d.slug, d.title])).toEqual([
     ['a', 'Alpha Handbook'],
     ['b', 'Beta notes'],
@@ -32,10 +39,57 @@ it('indexes every Markdown and text file, refreshes changed ones, forgets remove
   );
   utimesSync(join(dir, 'a.md'), new Date(), new Date(Date.now() + 5000));
   rmSync(join(dir, 'b.txt'));
-  expect(refreshIndex(db, dir)).toEqual({ added: 0, updated: 1, removed: 1, unchanged: 0 });
+  expect(await refreshIndex(db, dir)).toEqual({
+    added: 0,
+    updated: 1,
+    removed: 1,
+    unchanged: 0,
+    skipped: [],
+  });
   expect(searchDocuments(db, dir, 'river').map((h) => h.slug)).toEqual(['a']);
   expect(searchDocuments(db, dir, 'beavers')).toEqual([]);
-  expect(refreshIndex(db, dir)).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 1 });
+  expect(await refreshIndex(db, dir)).toEqual({
+    added: 0,
+    updated: 0,
+    removed: 0,
+    unchanged: 1,
+    skipped: [],
+  });
+});
+
+it('follows links to files and folders, reads each real folder once, and ignores hidden and lock files', async () => {
+  const outside = mkdtempSync(join(tmpdir(), 'agent-outside-'));
+  mkdirSync(join(outside, 'shared'));
+  writeFileSync(join(outside, 'shared', 'guide.md'), '# Guide\n\nShared guidance.');
+  writeFileSync(join(outside, 'note.md'), '# Note\n\nA linked note.');
+  const dir = mkdtempSync(join(tmpdir(), 'agent-docs-'));
+  writeFileSync(join(dir, 'own.md'), '# Own\n\nOur own document.');
+  writeFileSync(join(dir, '.draft.md'), '# Draft');
+  writeFileSync(join(dir, '~$report.docx'), 'lock');
+  symlinkSync(join(outside, 'shared'), join(dir, 'shared'));
+  symlinkSync(join(outside, 'shared'), join(dir, 'team'));
+  symlinkSync(join(outside, 'note.md'), join(dir, 'note.md'));
+  const db = openStore(':memory:');
+  const stats = await refreshIndex(db, dir);
+  expect(listDocuments(db, dir).map((d) => [d.slug, d.path])).toEqual([
+    ['note', join(dir, 'note.md')],
+    ['own', join(dir, 'own.md')],
+    ['shared/guide', join(dir, 'shared', 'guide.md')],
+  ]);
+  expect(stats.skipped).toEqual([
+    { path: 'team', reason: 'a second link to a folder already indexed as shared' },
+  ]);
+});
+
+it('stops at Ctrl-C between files, writing nothing half-read', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-docs-'));
+  writeFileSync(join(dir, 'a.md'), '# A\n\nAlpacas graze.');
+  const db = openStore(':memory:');
+  const controller = new AbortController();
+  controller.abort();
+  await expect(refreshIndex(db, dir, { signal: controller.signal })).rejects.toThrow(AbortedError);
+  expect(listDocuments(db, dir)).toEqual([]);
+  expect((await refreshIndex(db, dir)).added).toBe(1);
 });
 
 it('refuses a content folder that does not exist', () => {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { AgentError, errorMessage } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
-import { openStore } from '../../store/open.js';
+import { writeFileAtomic } from '../files.js';
+import { openDb } from '../open-db.js';
 import {
   citationSummary,
+  groundingSummary,
   ResearchRenderer,
   sourceList,
   toJson,
@@ -25,6 +26,12 @@ export interface ResearchCommandOptions {
   out?: string;
   json?: boolean;
   extractive?: boolean;
+  report?: boolean;
+  depth?: number;
+  breadth?: number;
+  perSearch?: number;
+  maxSources?: number;
+  concurrency?: number;
   db?: string;
 }
 
@@ -42,32 +49,18 @@ export async function researchModels(
   };
 }
 
-/** Writes next to the target and renames, so a failure (a full disk) never leaves half a report. */
-export function writeFileAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
-  } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw new AgentError(`Could not write ${path}: ${errorMessage(error)}`);
-  }
-}
-
 export async function runResearchCommand(
   question: string,
   o: ResearchCommandOptions,
 ): Promise<ResearchResult> {
   if (!question.trim())
-    throw new AgentError(
+    throw new UsageError(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
   const contentDir = contentDirectory(o.content);
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
-  const db = openStore(o.db);
+  const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
   const controller = new AbortController();
@@ -85,6 +78,12 @@ export async function runResearchCommand(
       runId: randomUUID(),
       userPrices,
       signal: controller.signal,
+      report: o.report,
+      depth: o.depth,
+      breadth: o.breadth,
+      perSearch: o.perSearch,
+      maxSources: o.maxSources,
+      concurrency: o.concurrency,
       onEvent: renderer.handle,
     });
     ok = true;
@@ -100,7 +99,10 @@ export async function runResearchCommand(
     return result;
   }
   printResearch(result, renderer.answerShown);
-  if (o.out) process.stderr.write(styleFor(process.stderr).dim(`Report written to ${o.out}\n`));
+  const err = styleFor(process.stderr);
+  if (o.out) process.stderr.write(err.dim(`Written to ${o.out}\n`));
+  if (result.id !== undefined)
+    process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   return result;
 }
 
@@ -118,6 +120,8 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');
+  const grounding = groundingSummary(result);
+  if (grounding.length > 0) process.stderr.write(`\n${grounding.map((l) => err.yellow(l)).join('\n')}\n`);
   const checks = citationSummary(result);
   if (checks.length > 0) process.stderr.write(`\n${checks.map((l) => err.dim(l)).join('\n')}\n`);
   process.stderr.write(`${err.dim(usageLine(result))}\n`);

@@ -1,5 +1,12 @@
-import type { Command } from 'commander';
-import { providerOption } from './options.js';
+import { type Command, InvalidArgumentError } from 'commander';
+import { positiveInt, providerOption } from './options.js';
+
+/** At most 10 results per search: what every supported search service returns in one page. */
+function perSearch(value: string): number {
+  const n = positiveInt(value);
+  if (n > 10) throw new InvalidArgumentError('expected a whole number from 1 to 10.');
+  return n;
+}
 
 export function addResearchCommand(program: Command): void {
   program
@@ -14,20 +21,35 @@ export function addResearchCommand(program: Command): void {
     )
     .option(
       '--content <dir>',
-      'folder of Markdown/text documents (default: $AGENT_CONTENT_DIR, else the bundled samples)',
+      'folder of documents: Markdown, text, HTML, PDF, Word (default: $AGENT_CONTENT_DIR, else the bundled samples)',
     )
-    .option('-o, --out <file>', 'also write the report as Markdown')
+    .option(
+      '--report',
+      'write a structured report (title, summary, sections, gaps) instead of a short answer',
+    )
+    .option(
+      '--depth <n>',
+      'rounds of reading: after each, a small model looks for gaps and reads more',
+      positiveInt,
+      1,
+    )
+    .option('--breadth <n>', 'documents and searches per plan or follow-up', positiveInt, 3)
+    .option('--per-search <n>', 'results read per web search (1-10)', perSearch, 2)
+    .option('--max-sources <n>', 'stop reading after this many sources', positiveInt, 20)
+    .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
+    .option('-o, --out <file>', 'also write the answer or report as Markdown')
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
     .addHelpText(
       'after',
       `
 Without an API key, research runs in extractive mode: it quotes the best-matching sentences of the
-local documents, with citations, and says that no model was used.
+local documents, with citations, and says that no model was used. Every run is kept: see agent reports.
 
 Examples:
   agent research "How much can a support agent refund without approval?"
-  agent research "What is our travel hotel limit in London?" --out report.md
+  agent research "What is our travel hotel limit in London?" --out answer.md
+  agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json`,
     )
     .action(async (words: string[], options, command: Command) => {

@@ -1,0 +1,123 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { FormatError } from '../../formats/errors.js';
+import { formatPdfText, readPdf } from '../../formats/pdf.js';
+import { extractHtml } from '../../tools/extract/html-to-text.js';
+import { firstHeading } from './passages.js';
+
+// Reading one content-folder file as text (Markdown where the format has structure) and its title.
+// Everything that makes a file unusable is a FormatError whose message says why, in a few words.
+
+/** The formats the content folder indexes, in the order that decides which keeps a shared slug. */
+export const EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm', '.docx', '.pdf'] as const;
+
+/** Larger files are skipped: a document this size is an archive or an export, not something to read. */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
+/** Invalid UTF-8 above this share of the characters is not a text file saved in another encoding. */
+const MAX_INVALID_SHARE = 0.001;
+
+export function isDocumentFile(name: string): boolean {
+  return (EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase());
+}
+
+export interface DocumentText {
+  /** The first heading, else the format's title metadata (PDF, DOCX, HTML), else for text the first line. */
+  title?: string;
+  text: string;
+}
+
+/**
+ * Reads a document file of a supported format. Throws FormatError with the reason it cannot be used.
+ * `size`: the file's size, when the caller has just read it from the file system.
+ */
+export async function readDocumentFile(
+  path: string,
+  options: { size?: number; signal?: AbortSignal } = {},
+): Promise<DocumentText> {
+  let { size } = options;
+  let data: Buffer;
+  try {
+    // Synchronous on purpose: for thousands of small files the thread pool's round trips cost ten
+    // times the reading itself. Only parsing (PDF, DOCX) is asynchronous.
+    size ??= statSync(path).size;
+    if (size > MAX_FILE_BYTES)
+      throw new FormatError(
+        `larger than the ${MAX_FILE_BYTES / 2 ** 20} MB limit (${(size / 2 ** 20).toFixed(1)} MB)`,
+      );
+    data = readFileSync(path);
+  } catch (error) {
+    throw error instanceof FormatError ? error : new FormatError(`cannot be read: ${fsReason(error)}`);
+  }
+  if (data.length === 0) throw new FormatError('empty file (0 bytes)');
+
+  const ext = extname(path).toLowerCase();
+  let read: DocumentText;
+  if (ext === '.pdf') {
+    const pdf = await readPdf(data, { signal: options.signal });
+    const text = formatPdfText(pdf.pages);
+    read = { title: firstHeading(text) ?? pdf.title, text };
+  } else if (ext === '.docx') {
+    const { readDocx } = await import('../../formats/docx.js');
+    const docx = await readDocx(data);
+    read = { title: firstHeading(docx.text) ?? docx.title, text: docx.text };
+  } else if (ext === '.html' || ext === '.htm') {
+    const html = extractHtml(decodeText(data));
+    read = { title: firstHeading(html.text) ?? (html.title || undefined), text: html.text };
+  } else {
+    const text = decodeText(data).replace(/\r\n?/g, '\n');
+    read = { title: titleOf(text), text };
+  }
+  if (!/[\p{L}\p{N}]/u.test(read.text)) throw new FormatError('no text in it');
+  // Windows line ends: one kind of line break, so headings and passages split the same everywhere.
+  return { ...read, text: read.text.replace(/\r\n?/g, '\n') };
+}
+
+/**
+ * The first Markdown heading, else the `title:` of YAML front matter, else the first non-empty line
+ * after any front matter; undefined for a blank text.
+ */
+export function titleOf(text: string): string | undefined {
+  const front = /^---\n([\s\S]*?)\n(?:---|\.\.\.)(?:\n|$)/.exec(text);
+  const metadata = front && /^title:[ \t]*(["']?)(.+?)\1[ \t]*$/m.exec(front[1]!)?.[2];
+  const line = text
+    .slice(front?.[0].length ?? 0)
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim();
+  return (firstHeading(text) ?? metadata ?? line)?.slice(0, 200);
+}
+
+/** The title of a file that has none of its own: its name. */
+export const fileTitle = (path: string): string => basename(path);
+
+/**
+ * Bytes of a text format as a string: UTF-8 (BOM dropped) or UTF-16 with a BOM. A file with NUL bytes is
+ * binary; one that is not UTF-8 but has no control characters is legacy 8-bit text (Windows-1252).
+ */
+export function decodeText(data: Uint8Array): string {
+  if (data[0] === 0xff && data[1] === 0xfe) return new TextDecoder('utf-16le').decode(data.subarray(2));
+  if (data[0] === 0xfe && data[1] === 0xff) return new TextDecoder('utf-16be').decode(data.subarray(2));
+  if (data.includes(0)) throw new FormatError('binary content, not text (it has NUL bytes)');
+  const text = new TextDecoder('utf-8').decode(data);
+  let invalid = 0;
+  for (let i = text.indexOf('\ufffd'); i >= 0; i = text.indexOf('\ufffd', i + 1)) invalid++;
+  if (invalid <= text.length * MAX_INVALID_SHARE) return text;
+  if (data.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b))
+    throw new FormatError('binary content, not text (control bytes and invalid UTF-8)');
+  return new TextDecoder('windows-1252').decode(data);
+}
+
+function fsReason(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'it disappeared while being read';
+  if (code === 'EISDIR') return 'it is a folder';
+  return (error as Error).message ?? String(error);
+}
+
+/** A FormatError's message as a reason: "The PDF is encrypted." → "the PDF is encrypted". */
+export function reasonOf(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).trim().replace(/\.$/, '');
+  return /^[A-Z][a-z]/.test(message) ? message[0]!.toLowerCase() + message.slice(1) : message;
+}

@@ -1,0 +1,91 @@
+import type { Db } from '../../store/open.js';
+import { rankPassages } from './search.js';
+
+// A document as one source for a model. A document that fits the budget is sent whole; a longer one as
+// the passages that best match the question and the plan's searches, in document order, each under its
+// heading path, with […] wherever something was left out.
+
+export interface DocumentSourceText {
+  text: string;
+  /** True when only some passages were sent. */
+  excerpted: boolean;
+}
+
+interface Row {
+  ordinal: number;
+  headingPath: string;
+  text: string;
+}
+
+export const GAP = '[…]';
+
+/**
+ * The text of document `slug` to send as a source, at most `budget` characters. `queries` are the
+ * question and then the plan's searches. Undefined when the folder has no such document.
+ */
+export function documentSource(
+  db: Db,
+  root: string,
+  slug: string,
+  queries: string[],
+  budget: number,
+): DocumentSourceText | undefined {
+  const doc = db
+    .prepare('SELECT id, title, body FROM documents WHERE root = ? AND slug = ?')
+    .get(root, slug) as { id: number; title: string; body: string } | undefined;
+  if (!doc) return undefined;
+  if (doc.body.length <= budget) return { text: doc.body, excerpted: false };
+
+  const passages = db
+    .prepare(
+      'SELECT ordinal, heading_path AS headingPath, text FROM passages WHERE document_id = ? ORDER BY ordinal',
+    )
+    .all(doc.id) as Row[];
+  const last = passages.length - 1;
+  // When no query matches anything, the document's beginning is the best guess.
+  const ranked = rankPassages(db, doc.id, queries);
+  const order = ranked.length ? [...ranked, ...neighbours(ranked, last)] : passages.map((p) => p.ordinal);
+
+  const chosen = new Set<number>();
+  let spent = GAP.length + 2; // the closing gap marker
+  for (const ordinal of order) {
+    if (chosen.has(ordinal)) continue;
+    const p = passages[ordinal]!;
+    // An upper bound of what the passage adds: its heading line, a gap marker and blank lines.
+    const cost = p.text.length + (p.headingPath || doc.title).length + GAP.length + 9;
+    if (spent + cost > budget) continue;
+    chosen.add(ordinal);
+    spent += cost;
+  }
+  if (chosen.size === 0) return { text: doc.body.slice(0, budget), excerpted: true };
+  const picked = [...chosen].sort((a, b) => a - b).map((o) => passages[o]!);
+  return { text: renderExcerpt(picked, last, doc.title), excerpted: true };
+}
+
+/**
+ * After the ranked passages, the ones beside them: a table's header or a definition is often just
+ * before the passage that matched. Nearest first, in the order of the ranking.
+ */
+function neighbours(ranked: number[], last: number): number[] {
+  const out: number[] = [];
+  for (let distance = 1; distance <= 3; distance++)
+    for (const o of ranked)
+      for (const n of [o - distance, o + distance]) if (n >= 0 && n <= last) out.push(n);
+  return out;
+}
+
+/** Passages in document order; a heading line where a section starts, […] where passages were left out. */
+export function renderExcerpt(picked: Row[], last: number, title: string): string {
+  const parts: string[] = [];
+  let previous: Row | undefined;
+  for (const p of picked) {
+    const gap = previous ? p.ordinal > previous.ordinal + 1 : p.ordinal > 0;
+    if (gap) parts.push(GAP);
+    if (gap || !previous || p.headingPath !== previous.headingPath)
+      parts.push(`## ${p.headingPath || title}`);
+    parts.push(p.text);
+    previous = p;
+  }
+  if (previous && previous.ordinal < last) parts.push(GAP);
+  return parts.join('\n\n');
+}

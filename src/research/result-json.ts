@@ -1,0 +1,29 @@
+import type { ResearchResult } from './pipeline.js';
+
+/**
+ * The result as `agent research --json` prints it and as a saved run keeps it (`agent reports --show <id>
+ * --json` prints the same object). Keys are a contract for scripts: add, never rename.
+ */
+export function resultJson(result: ResearchResult): Record<string, unknown> {
+  return {
+    ...(result.id !== undefined ? { id: result.id } : {}),
+    question: result.question,
+    mode: result.mode,
+    answer: result.answer,
+    sources: result.sources.map((s) => ({
+      n: s.n,
+      title: s.title,
+      location: s.location,
+      kind: s.kind,
+      read: s.status,
+      ...(s.readAt ? { readAt: s.readAt } : {}),
+    })),
+    citations: result.citations,
+    grounding: result.grounding,
+    usage: result.usage,
+    format: result.settings.report ? 'report' : 'answer',
+    settings: result.settings,
+    rounds: result.rounds,
+    createdAt: result.createdAt,
+  };
+}
