@@ -15,7 +15,7 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-/** Checks a call against its tool's strict schema; the error says exactly what to fix. */
+/** Checks a call against its tool's schema (zod, or the tool's own check); the error says exactly what to fix. */
 export function validateCall(call: ToolCall, registry: ToolRegistry): Validated {
   const tool = registry.get(call.name);
   if (!tool) {
@@ -27,6 +27,11 @@ export function validateCall(call: ToolCall, registry: ToolRegistry): Validated 
   const args = parseToolArguments(call.argumentsText);
   if (args.error !== undefined)
     return { ok: false, error: `Invalid arguments for ${tool.name}: ${args.error}.` };
+  if (tool.validate) {
+    const checked = tool.validate(args.value);
+    if (!checked.ok) return { ok: false, error: `Invalid arguments for ${tool.name}: ${checked.error}.` };
+    return { ok: true, tool, input: checked.value };
+  }
   const parsed = tool.input.safeParse(args.value);
   if (!parsed.success)
     return {

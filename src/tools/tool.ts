@@ -4,20 +4,41 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/**
- * A tool the model may ask for. The model only asks: the loop validates the input against `input`
- * (a strict zod object), runs `run`, and sends back exactly one result per call.
- */
-export interface Tool<Input = Record<string, unknown>> {
+/** The outcome of checking a call's arguments; `error` says what to fix, without the tool's name. */
+export type ArgumentCheck<Input = unknown> = { ok: true; value: Input } | { ok: false; error: string };
+
+interface ToolBase<Input> {
   name: string;
   /** Says what the tool does and when to call it: the model reads this. */
   description: string;
-  input: z.ZodType<Input>;
   /** Ask the user before running (or require --yes when there is nobody to ask). */
   needsConfirmation?: boolean;
   /** Returns the result text for the model; throws (ideally a ToolError) when the call failed. */
   run(input: Input, context: ToolContext): Promise<string>;
 }
+
+/** A built-in tool: its input is a strict zod object, sent to providers as JSON Schema. */
+export interface ZodTool<Input> extends ToolBase<Input> {
+  input: z.ZodType<Input>;
+  parameters?: undefined;
+  validate?: undefined;
+}
+
+/**
+ * A tool described by someone else (an MCP server): the JSON Schema sent to providers as it is, and
+ * its own check of the arguments, run before the tool is.
+ */
+export interface SchemaTool<Input> extends ToolBase<Input> {
+  input?: undefined;
+  parameters: Record<string, unknown>;
+  validate(args: unknown): ArgumentCheck<Input>;
+}
+
+/**
+ * A tool the model may ask for. The model only asks: the loop validates the input (`input` or
+ * `validate`), runs `run`, and sends back exactly one result per call.
+ */
+export type Tool<Input = Record<string, unknown>> = ZodTool<Input> | SchemaTool<Input>;
 
 /** A failure worth telling the model about in its own words: becomes an error result, never a crash. */
 export class ToolError extends Error {}

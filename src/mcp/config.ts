@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, errorMessage } from '../errors.js';
+import { configDirectory } from '../store/paths.js';
+
+// The `mcpServers` file that Claude Desktop, Claude Code and Cursor read, so a user can copy theirs.
+
+export type McpServerConfig =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      /** Added to the inherited environment: servers started with `npx` or `uvx` need PATH and HOME. */
+      env: Record<string, string>;
+      cwd?: string;
+    }
+  | { name: string; transport: 'http'; url: URL; headers: Record<string, string> };
+
+/** Server names become part of tool names (`mcp__<server>__<tool>`), so they keep to the provider's alphabet. */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+const strings = z.record(z.string(), z.string());
+
+// Loose objects: other clients' files carry keys of their own (`autoApprove`, `timeout`, …) that must
+// not make the file unusable here.
+const serverSchema = z
+  .looseObject({
+    type: z.string().optional(),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    env: strings.optional(),
+    cwd: z.string().optional(),
+    url: z.string().optional(),
+    headers: strings.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .superRefine((s, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (s.type === 'sse') return fail('the old SSE transport is not supported; give a Streamable HTTP "url"');
+    if (s.type !== undefined && !['stdio', 'http', 'streamable-http'].includes(s.type))
+      return fail(`"type" must be "stdio" or "http", not "${s.type}"`);
+    if (s.command !== undefined && s.url !== undefined) return fail('has both "command" and "url"; give one');
+    if (!s.command?.trim() && !s.url)
+      return fail('needs "command" (a program to start) or "url" (a Streamable HTTP endpoint)');
+    if (s.url !== undefined) {
+      if (s.type === 'stdio') return fail('"type" is "stdio" but the server has a "url"');
+      const url = URL.canParse(s.url) ? new URL(s.url) : undefined;
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+        return fail(`"url" must be an http or https URL, not "${s.url}"`);
+    } else if (s.type === 'http' || s.type === 'streamable-http') {
+      return fail(`"type" is "${s.type}" but the server has no "url"`);
+    }
+  });
+
+const fileSchema = z.looseObject({
+  mcpServers: z.record(z.string(), serverSchema, { error: 'must be an object of named servers' }),
+});
+
+/** `<config dir>/mcp.json`. */
+export function defaultMcpConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDirectory(env), 'mcp.json');
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+/**
+ * The servers to start. No file at the default path means no servers; a file given explicitly must
+ * exist. Anything wrong in the file is one ConfigError naming the file and the problem.
+ */
+export function loadMcpConfig(
+  options: { configPath?: string; env?: NodeJS.ProcessEnv } = {},
+): McpServerConfig[] {
+  const path = options.configPath ?? defaultMcpConfigPath(options.env);
+  const invalid = (problem: string) =>
+    new ConfigError(`The MCP configuration ${path} is not valid: ${problem}.`);
+
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && options.configPath === undefined) return [];
+    if (code === 'ENOENT') throw new ConfigError(`The MCP configuration ${path} does not exist.`);
+    throw new ConfigError(`Cannot read the MCP configuration ${path}: ${errorMessage(error)}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`not JSON (${errorMessage(error)})`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const missing = parsed.error.issues.some((i) => i.path.length === 1 && i.path[0] === 'mcpServers');
+    if (missing && (json === null || typeof json !== 'object' || !('mcpServers' in json)))
+      throw invalid('expected {"mcpServers": {"name": {"command": "...", "args": [...]}}}');
+    throw invalid(describeIssues(parsed.error.issues));
+  }
+
+  const servers: McpServerConfig[] = [];
+  for (const [name, s] of Object.entries(parsed.data.mcpServers)) {
+    if (!SERVER_NAME.test(name))
+      throw invalid(
+        `the server name "${name}" must be 1 to 32 letters, digits, "_" or "-" (it becomes part of tool names)`,
+      );
+    if (s.disabled) continue;
+    if (s.url !== undefined) {
+      servers.push({ name, transport: 'http', url: new URL(s.url), headers: s.headers ?? {} });
+    } else {
+      servers.push({
+        name,
+        transport: 'stdio',
+        command: s.command!,
+        args: s.args ?? [],
+        env: s.env ?? {},
+        // A relative working folder means the same thing wherever the chat is started.
+        ...(s.cwd ? { cwd: resolve(dirname(path), s.cwd) } : {}),
+      });
+    }
+  }
+  return servers;
+}
+
+export interface McpTimeouts {
+  /** Start, initialise and list tools. */
+  startupMs: number;
+  /** One tool call. */
+  callMs: number;
+}
+
+/** `AGENT_MCP_STARTUP_TIMEOUT` (default 15) and `AGENT_MCP_TOOL_TIMEOUT` (default 60), in seconds. */
+export function mcpTimeouts(env: NodeJS.ProcessEnv = process.env): McpTimeouts {
+  const seconds = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback * 1000;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new ConfigError(`${name} must be a number of seconds greater than 0, not "${raw}".`);
+    return Math.round(n * 1000);
+  };
+  return {
+    startupMs: seconds('AGENT_MCP_STARTUP_TIMEOUT', 15),
+    callMs: seconds('AGENT_MCP_TOOL_TIMEOUT', 60),
+  };
+}

@@ -1,0 +1,71 @@
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { SchemaTool } from '../tools/tool.js';
+import { formatToolResult } from './content.js';
+import { fullToolName, providerToolNames } from './names.js';
+import { portableSchema } from './schema.js';
+import { SchemaCompiler } from './validator.js';
+
+/** What a tool needs of its server: a way to call it. */
+export interface McpCaller {
+  call(tool: string, args: unknown, signal: AbortSignal): Promise<CallToolResult>;
+}
+
+export interface ServerTools {
+  server: string;
+  caller: McpCaller;
+  tools: McpTool[];
+}
+
+export type McpAgentTool = SchemaTool<Record<string, unknown>>;
+
+/**
+ * Every server tool as a tool the model can call, named `mcp__<server>__<tool>` (made provider-safe),
+ * with the server's description and a portable copy of its schema. Arguments are checked against the
+ * server's own schema before a call is sent. Tools need confirmation unless the server marks them
+ * read-only: an annotation is a hint from a server that may not be trusted, so asking stays the default.
+ */
+export function buildMcpTools(
+  servers: readonly ServerTools[],
+  onWarning: (message: string) => void,
+): { tools: McpAgentTool[]; origins: Map<string, string> } {
+  const names = providerToolNames(servers.flatMap((s) => s.tools.map((t) => fullToolName(s.server, t.name))));
+  const compiler = new SchemaCompiler();
+  const tools: McpAgentTool[] = [];
+  const origins = new Map<string, string>();
+
+  for (const { server, caller, tools: listed } of servers) {
+    const seen = new Set<string>();
+    for (const t of listed) {
+      const leftOut = (why: string) =>
+        onWarning(`The tool "${t.name}" of the MCP server "${server}" is left out: ${why}.`);
+      if (seen.has(t.name)) {
+        leftOut('the server lists two tools of that name');
+        continue;
+      }
+      seen.add(t.name);
+      const name = names.get(fullToolName(server, t.name));
+      if (!name) {
+        leftOut('no unique name could be made for it');
+        continue;
+      }
+      let validate: McpAgentTool['validate'];
+      try {
+        validate = compiler.compile(t.inputSchema) as McpAgentTool['validate'];
+      } catch (error) {
+        leftOut(`its input schema is not usable JSON Schema (${(error as Error).message})`);
+        continue;
+      }
+      tools.push({
+        name,
+        description:
+          t.description?.trim() || t.title || `The "${t.name}" tool of the MCP server "${server}".`,
+        parameters: portableSchema(t.inputSchema),
+        validate,
+        needsConfirmation: t.annotations?.readOnlyHint !== true,
+        run: async (input, { signal }) => formatToolResult(await caller.call(t.name, input, signal)),
+      });
+      origins.set(name, server);
+    }
+  }
+  return { tools, origins };
+}
