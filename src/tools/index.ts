@@ -7,9 +7,14 @@ import type { AnyTool } from './tool.js';
 
 /**
  * The tools `agent chat` offers. web_search only when a search backend is configured, so the model never
- * sees a tool that cannot work; a bad AGENT_SEARCH stops the chat at start with a ConfigError.
+ * sees a tool that cannot work; a bad AGENT_SEARCH stops the chat at start with a ConfigError. `extra`:
+ * tools from elsewhere (MCP servers), after the built-in ones.
  */
-export async function buildChatTools(db: Db, env: NodeJS.ProcessEnv = process.env): Promise<ToolRegistry> {
+export async function buildChatTools(
+  db: Db,
+  env: NodeJS.ProcessEnv = process.env,
+  extra: AnyTool[] = [],
+): Promise<ToolRegistry> {
   const tools: AnyTool[] = [calculatorTool];
   const { readUrlTool } = await import('./read-url.js');
   tools.push(readUrlTool(env));
@@ -18,5 +23,5 @@ export async function buildChatTools(db: Db, env: NodeJS.ProcessEnv = process.en
     tools.push(webSearchTool(env));
   }
   tools.push(saveNoteTool(db), searchNotesTool(db));
-  return new ToolRegistry(tools);
+  return new ToolRegistry([...tools, ...extra]);
 }

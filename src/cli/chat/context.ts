@@ -3,6 +3,7 @@ import type { ChatSession } from '../../chat/session.js';
 import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
+import type { ToolRegistry } from '../../tools/registry.js';
 
 export interface ChatOptions {
   provider?: string;
@@ -15,6 +16,8 @@ export interface ChatOptions {
   continue?: boolean;
   /** Resume this session. */
   session?: number;
+  /** The MCP servers file (`--mcp`). */
+  mcp?: string;
 }
 
 /** What the chat's input loops share: the session, its store, and what /research needs. */
@@ -25,5 +28,7 @@ export interface Chat {
   label: string;
   research: ModelSetup;
   userPrices: Record<string, Price>;
+  /** Every tool offered, and for MCP tools the server each comes from (for /tools). */
+  tools: { registry: ToolRegistry; origins: Map<string, string> };
   spinner?: Ora;
 }

@@ -8,6 +8,7 @@ import type { Chat } from './context.js';
 
 const HELP = `Commands:
   /help     this list
+  /tools    the tools the model can use, and where each comes from
   /cost     tokens and dollars spent in this session
   /session  the number of this session, to resume it later (agent chat --session <id>)
   /clear    start a new session; this one stays saved (agent sessions lists them)
@@ -22,6 +23,20 @@ export function costLine(chat: Chat): string {
     `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
     `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${formatCost(t)}.`
   );
+}
+
+/** Every tool, where it comes from, and whether it asks before running. */
+export function toolList(chat: Chat): string {
+  const { registry, origins } = chat.tools;
+  const width = Math.max(...registry.names.map((n) => n.length));
+  return registry.tools
+    .map((t) => {
+      const server = origins.get(t.name);
+      const from = server ? `MCP server "${server}"` : 'built-in';
+      const asks = t.needsConfirmation ? (chat.options.yes ? ', approved by --yes' : ', asks first') : '';
+      return `${t.name.padEnd(width)}  ${from}${asks}`;
+    })
+    .join('\n');
 }
 
 function sessionLine(chat: Chat): string {
@@ -48,6 +63,9 @@ export async function slash(
       break;
     case '/cost':
       write(costLine(chat));
+      break;
+    case '/tools':
+      write(toolList(chat));
       break;
     case '/session':
       write(sessionLine(chat));

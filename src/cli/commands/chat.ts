@@ -28,6 +28,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
   const db = openDb(options.db);
+  let mcp: Awaited<ReturnType<typeof import('../../mcp/index.js').loadMcpTools>> | undefined;
   try {
     const saved = savedSession(db, options);
     const { providerName, model, provider, notice } = await chooseModel(options, saved);
@@ -42,7 +43,15 @@ export async function runChat(options: ChatOptions): Promise<void> {
       const dropped = reasoningNotice(adapted);
       if (dropped) notices.push(dropped);
     }
-    const registry = await buildChatTools(db);
+    const { loadMcpTools } = await import('../../mcp/index.js');
+    const warn = styleFor(process.stderr).yellow;
+    mcp = await loadMcpTools({
+      configPath: options.mcp,
+      env: process.env,
+      // A server can stop at any moment, even while an answer streams: its warning gets a line of its own.
+      onWarning: (m) => process.stderr.write(`\n${warn(`agent: ${m}`)}\n`),
+    });
+    const registry = await buildChatTools(db, process.env, mcp.tools);
     const session = new ChatSession({
       provider,
       model,
@@ -62,10 +71,20 @@ export async function runChat(options: ChatOptions): Promise<void> {
     // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
     const dim = styleFor(process.stderr).dim;
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
-    const chat: Chat = { session, db, options, label: `${providerName} ${model}`, research, userPrices };
+    const chat: Chat = {
+      session,
+      db,
+      options,
+      label: `${providerName} ${model}`,
+      research,
+      userPrices,
+      tools: { registry, origins: mcp.origins },
+    };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);
   } finally {
+    // Servers are children of this process: shut them down on every way out.
+    await mcp?.close();
     db.close();
   }
 }

@@ -13,6 +13,7 @@ export function addChatCommand(program: Command): void {
       '--content <dir>',
       'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',
     )
+    .option('--mcp <file>', 'MCP servers to take tools from (default: $XDG_CONFIG_HOME/agent/mcp.json)')
     .option('-c, --continue', 'resume the most recently used session')
     .addOption(
       new Option('--session <id>', 'resume session <id> (see agent sessions)')
@@ -28,10 +29,11 @@ Examples:
   agent chat --provider ollama --model qwen3   a local model through Ollama
   agent chat --continue                        pick up the latest conversation where it stopped
   agent chat --session 3 --provider openai     resume session #3 with another provider
+  agent chat --mcp ./mcp.json --yes            add the tools of the MCP servers in mcp.json
 
 Every answered message is saved as it completes; \`agent sessions\` lists the sessions. A resumed session
 keeps its own provider and model unless --provider or --model is given.
-In the chat: /help, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
+In the chat: /help, /tools, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
     )
     .action(async (options, command: Command) => {
       const { runChat } = await import('../commands/chat.js');
