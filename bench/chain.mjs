@@ -18,24 +18,44 @@ const PAGE_MS = 150;
 const dir = mkdtempSync(join(tmpdir(), 'agent-bench-chain-'));
 mkdirSync(join(dir, 'docs'));
 for (let i = 0; i < 40; i++)
-  writeFileSync(join(dir, 'docs', `doc-${i}.md`), `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`);
+  writeFileSync(
+    join(dir, 'docs', `doc-${i}.md`),
+    `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
+  );
 
 const server = createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
   if (url.pathname === '/search') {
     const q = url.searchParams.get('q');
-    const results = [1, 2, 3, 4].map((i) => ({ title: `${q} ${i}`, url: `${base}/page/${encodeURIComponent(q)}/${i}`, description: 'snippet' }));
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results } })), SEARCH_MS);
+    const results = [1, 2, 3, 4].map((i) => ({
+      title: `${q} ${i}`,
+      url: `${base}/page/${encodeURIComponent(q)}/${i}`,
+      description: 'snippet',
+    }));
+    setTimeout(
+      () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results } })),
+      SEARCH_MS,
+    );
     return;
   }
   setTimeout(
-    () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>${url.pathname}</title></head><body><main><p>${'A fact about limits. '.repeat(200)}</p></main></body></html>`),
+    () =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<html><head><title>${url.pathname}</title></head><body><main><p>${'A fact about limits. '.repeat(200)}</p></main></body></html>`,
+        ),
     PAGE_MS,
   );
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
-const env = { BRAVE_SEARCH_KEY: 'bench', BRAVE_SEARCH_URL: `${base}/search`, AGENT_ALLOW_HOSTS: new URL(base).host };
+const env = {
+  BRAVE_SEARCH_KEY: 'bench',
+  BRAVE_SEARCH_URL: `${base}/search`,
+  AGENT_ALLOW_HOSTS: new URL(base).host,
+};
 
 /** A model that answers after MODEL_MS, by step. */
 const provider = {
@@ -83,7 +103,9 @@ const cases = [
   ['depth 1', 1, MODEL_MS + round + MODEL_MS],
   ['depth 2', 2, MODEL_MS + round + MODEL_MS + round + MODEL_MS],
 ];
-console.log(`model ${MODEL_MS} ms a call, search ${SEARCH_MS} ms, page ${PAGE_MS} ms; median of ${runs} runs`);
+console.log(
+  `model ${MODEL_MS} ms a call, search ${SEARCH_MS} ms, page ${PAGE_MS} ms; median of ${runs} runs`,
+);
 for (const [name, depth, critical] of cases) {
   await time(depth); // warm: the first run indexes the folder
   const all = [];

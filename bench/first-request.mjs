@@ -25,7 +25,11 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const env = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k))),
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
+    ),
+  ),
   OPENAI_BASE_URL: `${base}/v1`,
   OPENAI_API_KEY: 'bench',
   AGENT_DB: join(home, 'agent.db'),
@@ -70,8 +74,26 @@ async function median(args, options) {
 
 const cases = [
   ['node -e 0 (start and exit)', ['-e', '0'], { untilExit: true }],
-  ['node: one fetch (floor)', ['-e', `fetch(${JSON.stringify(`${base}/v1/x`)}, {method: 'POST'}).catch(() => {})`], {}],
-  ['agent research', [bin, 'research', '--provider', 'openai', '--small-model', 's', '--large-model', 'l', 'How much can an agent refund?'], {}],
+  [
+    'node: one fetch (floor)',
+    ['-e', `fetch(${JSON.stringify(`${base}/v1/x`)}, {method: 'POST'}).catch(() => {})`],
+    {},
+  ],
+  [
+    'agent research',
+    [
+      bin,
+      'research',
+      '--provider',
+      'openai',
+      '--small-model',
+      's',
+      '--large-model',
+      'l',
+      'How much can an agent refund?',
+    ],
+    {},
+  ],
   ['agent chat (piped)', [bin, 'chat', '--provider', 'openai', '-m', 'c'], { input: 'Hello\n' }],
 ];
 await median(cases[2][1], cases[2][2]); // indexes the bundled documents once, so timed runs see the same state
@@ -79,7 +101,9 @@ const reference = await median(cases[0][1], cases[0][2]);
 console.log(`median of ${runs} runs, from spawn to the first model request`);
 for (const [name, args, options] of cases) {
   const ms = name.startsWith('node -e 0') ? reference : await median(args, options);
-  console.log(`${name.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / reference).toFixed(2)}x node -e 0`);
+  console.log(
+    `${name.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / reference).toFixed(2)}x node -e 0`,
+  );
 }
 server.close();
 process.exit(0);

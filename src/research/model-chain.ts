@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import { recordCall } from '../store/ledger.js';
-import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/index.js';
+import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
 import {
   type AssistantMessage,
   addUsage,

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { AgentError, errorMessage } from '../errors.js';
 import { emptyUsage, type Message } from '../types.js';
 import type { DocumentInfo } from './documents.js';
@@ -13,11 +12,25 @@ export interface FollowUp extends Plan {
   gaps: string[];
 }
 
-const planSchema = z.object({
-  gaps: z.array(z.string()).default([]),
-  documents: z.array(z.string()).default([]),
-  searches: z.array(z.string()).default([]),
-});
+/**
+ * The reply's lists, checked by hand: three optional arrays of strings need no schema library, and zod
+ * would otherwise load before the first model request.
+ */
+function planLists(value: unknown): FollowUp {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('reply: expected a JSON object');
+  const record = value as Record<string, unknown>;
+  const list = (key: keyof FollowUp): string[] => {
+    const v = record[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v))
+      throw new Error(`${key}: expected an array of strings, got ${JSON.stringify(v).slice(0, 60)}`);
+    const bad = v.findIndex((x) => typeof x !== 'string');
+    if (bad >= 0) throw new Error(`${key}.${bad}: expected a string`);
+    return v as string[];
+  };
+  return { gaps: list('gaps'), documents: list('documents'), searches: list('searches') };
+}
 
 const documentList = (documents: DocumentInfo[]) =>
   documents.length ? documents.map((d) => `- ${d.slug}: ${d.title}`).join('\n') : '(none)';
@@ -96,24 +109,19 @@ export function parsePlan(
   } catch (error) {
     throw new Error(`the JSON is not valid (${errorMessage(error)})`);
   }
-  const parsed = planSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new Error(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; '),
-    );
-  }
+  const lists = planLists(value);
   // A model may add the file's extension to a slug; a slug that itself ends so is taken as it is.
   const slugOf = (name: string) => {
     const d = name.trim();
     return known.has(d) ? d : d.replace(/\.(md|markdown|txt|html?|pdf|docx)$/i, '');
   };
-  const documents = [...new Set(parsed.data.documents.map(slugOf))];
+  const documents = [...new Set(lists.documents.map(slugOf))];
   const dropped = documents.filter((d) => !known.has(d));
   return {
     plan: {
-      gaps: parsed.data.gaps.map((g) => g.trim()).filter(Boolean),
+      gaps: lists.gaps.map((g) => g.trim()).filter(Boolean),
       documents: documents.filter((d) => known.has(d)).slice(0, breadth),
-      searches: [...new Set(parsed.data.searches.map((q) => q.trim()).filter(Boolean))].slice(0, breadth),
+      searches: [...new Set(lists.searches.map((q) => q.trim()).filter(Boolean))].slice(0, breadth),
     },
     dropped,
   };

@@ -1,7 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
-import { readPage } from '../tools/read-url.js';
-import { searchBackendName, searchWeb } from '../tools/search/index.js';
+import { searchBackendName } from '../tools/search/config.js';
 import { normalizeUrl } from '../tools/search/url.js';
 import { documentSource, getDocument } from './documents.js';
 import type { Plan } from './plan.js';
@@ -127,6 +126,12 @@ async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Pr
       st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
     return;
   }
+  // Loaded here, not at start-up: the HTTP client, HTML parser and schemas are not needed before the
+  // first model request, and most runs read documents first.
+  const [{ searchWeb }, { readPage }] = await Promise.all([
+    import('../tools/search/index.js'),
+    import('../tools/read-url.js'),
+  ]);
   const count = Math.min(10, o.perSearch + SPARE_RESULTS);
   const searched = await Promise.all(
     searches.map(async (query) => {
