@@ -124,7 +124,7 @@ export function citationSummary(result: ResearchResult): string[] {
 }
 
 /** Sentences whose numbers or quotes are not in the sources they cite; empty when all are grounded. */
-export function groundingSummary(result: ResearchResult): string[] {
+export function groundingSummary(result: Pick<ResearchResult, 'grounding'>): string[] {
   const g = result.grounding;
   if (g.unsupported.length === 0) return [];
   return [

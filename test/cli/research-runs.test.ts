@@ -30,6 +30,7 @@ describe('agent research: usage mistakes are exit 2 with one line', () => {
 describe('agent research with a model: reports, deep rounds and history', () => {
   let server: Awaited<ReturnType<typeof startFakeServer>>;
   let hang = false;
+  let answer = 'Agents refund up to $200 [1].';
   const script = (req: RecordedRequest) => {
     const body = req.body as any;
     const system = body.messages[0].content as string;
@@ -52,10 +53,11 @@ describe('agent research with a model: reports, deep rounds and history', () => 
           text: '# Refund authority\n\nAgents refund up to $200 [1].\n\n## Limits\n\nUp to $200 without approval [1]; team leads approve more [2].\n\n## Gaps and caveats\n\nNothing on holidays.',
         }),
       );
-    return sse(chatSse({ text: 'Agents refund up to $200 [1].' }));
+    return sse(chatSse({ text: answer }));
   };
   beforeEach(async () => {
     hang = false;
+    answer = 'Agents refund up to $200 [1].';
     server = await startFakeServer([], script);
   });
   afterEach(() => server.close());
@@ -86,6 +88,27 @@ describe('agent research with a model: reports, deep rounds and history', () => 
     expect(shown).toMatchObject({ id: 1, question: QUESTION, format: 'report', rounds: 2 });
     expect(shown.settings).toMatchObject({ depth: 2, report: true });
     expect(shown.sources.map((s: any) => s.title)).toEqual(['Refunds Policy', 'Spending Approvals Policy']);
+  });
+
+  it('flags a cited number the source lacks, under the answer and again in reports --show', async () => {
+    answer = 'Agents refund up to $250 without approval [1].';
+    const db = tempDb();
+    const env = { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db };
+    const r = await runCli(['research', ...model, QUESTION], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /Not found in the cited source \(1 of 1 cited sentence\(s\)\):\n\s+"Agents refund up to \$250 without approval \[1\]\." — \[1\] does not contain: \$250/,
+    );
+    const json = JSON.parse((await runCli(['research', '--json', ...model, QUESTION], { env })).stdout);
+    expect(json.grounding).toEqual({
+      checked: 1,
+      unsupported: [
+        { sentence: 'Agents refund up to $250 without approval [1].', cites: [1], missing: ['$250'] },
+      ],
+    });
+    const shown = await runCli(['reports', '--show', '1'], { env });
+    expect(shown.stdout).toMatch(/Agents refund up to \$250/);
+    expect(shown.stderr).toMatch(/does not contain: \$250/);
   });
 
   it('Ctrl-C exits 130 and keeps nothing', async () => {

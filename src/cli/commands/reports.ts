@@ -1,7 +1,9 @@
 import { UsageError } from '../../errors.js';
+import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
+import { groundingSummary } from '../research-render.js';
 import { formatUsd, formatWhen, type Style, styleFor } from '../style.js';
 
 export interface ReportsOptions {
@@ -84,6 +86,16 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
         ...sources.map((x) => `[${x.n}] ${x.title} — ${x.location}${readOn(x)}`),
       );
     process.stdout.write(`${lines.join('\n')}\n`);
+    // The checks as the run showed them: sentences whose numbers or quotes the cited sources lack.
+    const grounding = run.result.grounding as Grounding | undefined;
+    if (Array.isArray(grounding?.unsupported) && grounding.unsupported.length > 0) {
+      const warn = styleFor(process.stderr).yellow;
+      process.stderr.write(
+        `\n${groundingSummary({ grounding })
+          .map((l) => warn(l))
+          .join('\n')}\n`,
+      );
+    }
   }
   if (options.out !== undefined)
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));

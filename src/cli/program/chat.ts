@@ -4,7 +4,9 @@ import { positiveInt, providerOption } from './options.js';
 export function addChatCommand(program: Command): void {
   program
     .command('chat')
-    .description('Chat with a model that can calculate, read web pages, search and save notes.')
+    .description(
+      'Chat with a model that can calculate, read web pages and PDFs, search, keep notes and use MCP tools.',
+    )
     .addOption(providerOption())
     .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)')
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
