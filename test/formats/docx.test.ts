@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { readDocx } from '../../src/formats/docx.js';
+import { FormatError } from '../../src/formats/errors.js';
+import { docxEntries, makeDocx, makeZip } from '../support/make-docx.js';
+
+describe('readDocx', () => {
+  it('reads headings, paragraphs, lists and a table as Markdown, the table intact', async () => {
+    const docx = makeDocx([
+      { heading: 'Refunds Policy' },
+      { paragraph: 'Support agents may refund orders without approval, up to their limit.' },
+      { heading: 'Limits', level: 2 },
+      { bullets: ['Refunds go to the original card', ['Store credit on request', ['Never cash']]] },
+      { numbered: ['Check the order', 'Refund it'] },
+      {
+        table: [
+          ['Role', 'Limit'],
+          ['Agent', '$200'],
+          ['Lead | senior', '$1,000'],
+        ],
+      },
+    ]);
+    const { title, text } = await readDocx(docx);
+    expect(title).toBe('Refunds Policy');
+    expect(text).toBe(
+      [
+        '# Refunds Policy',
+        '',
+        'Support agents may refund orders without approval, up to their limit.',
+        '',
+        '## Limits',
+        '',
+        '- Refunds go to the original card',
+        '- Store credit on request',
+        '  - Never cash',
+        '',
+        '1. Check the order',
+        '2. Refund it',
+        '',
+        '| Role | Limit |',
+        '| --- | --- |',
+        '| Agent | $200 |',
+        '| Lead \\| senior | $1,000 |',
+      ].join('\n'),
+    );
+  });
+
+  it("takes the title from a paragraph in Word's Title style", async () => {
+    const { title, text } = await readDocx(
+      makeDocx([{ title: 'Employee Handbook' }, { heading: 'Leave' }, { paragraph: 'Ask first.' }]),
+    );
+    expect(title).toBe('Employee Handbook');
+    expect(text).toBe('# Employee Handbook\n\n# Leave\n\nAsk first.');
+  });
+
+  it('has no title when the document has no heading', async () => {
+    const { title, text } = await readDocx(makeDocx([{ paragraph: 'Just a note & nothing more.' }]));
+    expect(title).toBeUndefined();
+    expect(text).toBe('Just a note & nothing more.');
+  });
+
+  it('refuses bytes that are not a zip archive with a FormatError that says so', async () => {
+    for (const bytes of [Buffer.from('Refunds: up to $200.\n'), Buffer.alloc(0)]) {
+      const error = await readDocx(bytes).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FormatError);
+      expect((error as Error).message).toBe('not a Word document (.docx): the file is not a zip archive');
+    }
+  });
+
+  it('refuses a zip archive without word/document.xml', async () => {
+    const entries = docxEntries([{ paragraph: 'x' }]);
+    delete entries['word/document.xml'];
+    for (const zip of [makeZip(entries), makeZip({ 'notes.txt': 'hello' })]) {
+      const error = await readDocx(zip).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FormatError);
+      expect((error as Error).message).toBe(
+        'not a Word document (.docx): the zip archive has no word/document.xml',
+      );
+    }
+  });
+
+  it('refuses a damaged archive and an old .doc file, saying which', async () => {
+    const cut = makeDocx([{ paragraph: 'Refunds' }]).subarray(0, 200);
+    await expect(readDocx(cut)).rejects.toThrow(
+      /^not a Word document \(\.docx\): the zip archive is damaged \(.+\)$/,
+    );
+    const doc = Buffer.concat([
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]),
+      Buffer.alloc(512),
+    ]);
+    await expect(readDocx(doc)).rejects.toThrow(
+      'not a Word document (.docx): this is an old-format Word file (.doc) or a password-protected document',
+    );
+  });
+});

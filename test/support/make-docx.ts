@@ -1,0 +1,165 @@
+import { crc32 } from 'node:zlib';
+
+// Real, small .docx files built in memory for tests: the WordprocessingML parts Word itself writes for
+// headings, paragraphs, lists and tables (document, styles, numbering, relationships, content types), in a stored (uncompressed) zip written by hand, so mammoth
+// reads them exactly as it reads a document from the wild.
+
+export type DocxBlock =
+  /** A paragraph in Word's built-in heading style `Heading<level>`. */
+  | { heading: string; level?: 1 | 2 | 3 }
+  /** A paragraph in Word's built-in Title style. */
+  | { title: string }
+  | { paragraph: string }
+  /** A bulleted list, one paragraph per item; `[text, [nested items]]` nests one level deeper. */
+  | { bullets: (string | [string, string[]])[] }
+  | { numbered: string[] }
+  /** Rows of cells; the first row is marked as the table's header row (repeated on each page). */
+  | { table: string[][] };
+
+/** Zip entries, path → content. Exposed so tests can build broken or partial documents. */
+export type ZipEntries = Record<string, string | Buffer>;
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PKG_R = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const DOC_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument';
+const NUMBERING_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering';
+const STYLES_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles';
+const CT = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
+
+const BULLETS = 1;
+const DECIMAL = 2;
+
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function paragraph(text: string, props = ''): string {
+  const run = text ? `<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r>` : '';
+  return `<w:p>${props ? `<w:pPr>${props}</w:pPr>` : ''}${run}</w:p>`;
+}
+
+const listProps = (numId: number, level: number) =>
+  `<w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="${level}"/><w:numId w:val="${numId}"/></w:numPr>`;
+
+function blockXml(block: DocxBlock): string {
+  if ('heading' in block) return paragraph(block.heading, `<w:pStyle w:val="Heading${block.level ?? 1}"/>`);
+  if ('title' in block) return paragraph(block.title, '<w:pStyle w:val="Title"/>');
+  if ('paragraph' in block) return paragraph(block.paragraph);
+  if ('numbered' in block) return block.numbered.map((t) => paragraph(t, listProps(DECIMAL, 0))).join('');
+  if ('bullets' in block)
+    return block.bullets
+      .map((item) =>
+        typeof item === 'string'
+          ? paragraph(item, listProps(BULLETS, 0))
+          : paragraph(item[0], listProps(BULLETS, 0)) +
+            item[1].map((t) => paragraph(t, listProps(BULLETS, 1))).join(''),
+      )
+      .join('');
+  const rows = block.table.map((cells, i) => {
+    const header = i === 0 ? '<w:trPr><w:tblHeader/></w:trPr>' : '';
+    return `<w:tr>${header}${cells.map((c) => `<w:tc><w:tcPr><w:tcW w:w="2400" w:type="dxa"/></w:tcPr>${paragraph(c)}</w:tc>`).join('')}</w:tr>`;
+  });
+  return `<w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/></w:tblPr>${rows.join('')}</w:tbl>`;
+}
+
+function level(ilvl: number, format: 'bullet' | 'decimal'): string {
+  const text = format === 'bullet' ? '•' : `%${ilvl + 1}.`;
+  return `<w:lvl w:ilvl="${ilvl}"><w:start w:val="1"/><w:numFmt w:val="${format}"/><w:lvlText w:val="${text}"/></w:lvl>`;
+}
+
+const NUMBERING = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:numbering xmlns:w="${W}">
+<w:abstractNum w:abstractNumId="0">${level(0, 'bullet')}${level(1, 'bullet')}</w:abstractNum>
+<w:abstractNum w:abstractNumId="1">${level(0, 'decimal')}${level(1, 'decimal')}</w:abstractNum>
+<w:num w:numId="${BULLETS}"><w:abstractNumId w:val="0"/></w:num>
+<w:num w:numId="${DECIMAL}"><w:abstractNumId w:val="1"/></w:num>
+</w:numbering>`;
+
+const style = (type: string, id: string, name: string) =>
+  `<w:style w:type="${type}" w:styleId="${id}"><w:name w:val="${name}"/></w:style>`;
+
+// Word's own ids and names for the styles used here (mammoth maps headings by either).
+const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:styles xmlns:w="${W}">${style('paragraph', 'Normal', 'Normal')}${style('paragraph', 'Title', 'Title')}${[
+  1, 2, 3,
+]
+  .map((n) => style('paragraph', `Heading${n}`, `heading ${n}`))
+  .join(
+    '',
+  )}${style('paragraph', 'ListParagraph', 'List Paragraph')}${style('table', 'TableGrid', 'Table Grid')}</w:styles>`;
+
+/** The parts of a minimal Word document holding `blocks`. */
+export function docxEntries(blocks: DocxBlock[]): ZipEntries {
+  return {
+    '[Content_Types].xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
+<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>
+<Default Extension="xml" ContentType="application/xml"/>
+<Override PartName="/word/document.xml" ContentType="${CT}.document.main+xml"/>
+<Override PartName="/word/numbering.xml" ContentType="${CT}.numbering+xml"/>
+<Override PartName="/word/styles.xml" ContentType="${CT}.styles+xml"/>
+</Types>`,
+    '_rels/.rels': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="${PKG_R}"><Relationship Id="rId1" Type="${DOC_TYPE}" Target="word/document.xml"/></Relationships>`,
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${blocks.map(blockXml).join('')}<w:sectPr/></w:body></w:document>`,
+    'word/_rels/document.xml.rels': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="${PKG_R}"><Relationship Id="rId1" Type="${NUMBERING_TYPE}" Target="numbering.xml"/>\
+<Relationship Id="rId2" Type="${STYLES_TYPE}" Target="styles.xml"/></Relationships>`,
+    'word/numbering.xml': NUMBERING,
+    'word/styles.xml': STYLES,
+  };
+}
+
+/** A zip archive with every entry stored uncompressed (method 0), as the zip format allows. */
+export function makeZip(entries: ZipEntries): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [path, content] of Object.entries(entries)) {
+    const name = Buffer.from(path, 'utf8');
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0); // local file header signature
+    local.writeUInt16LE(20, 4); // version needed to extract (2.0)
+    local.writeUInt16LE(0x0800, 6); // flags: names are UTF-8
+    local.writeUInt16LE(0, 8); // method: stored
+    local.writeUInt32LE(0, 10); // DOS time and date: 00:00, no date
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18); // compressed size
+    local.writeUInt32LE(data.length, 22); // uncompressed size
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28); // extra field length
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0); // central directory header signature
+    central.writeUInt16LE(20, 4); // version made by
+    central.writeUInt16LE(20, 6); // version needed
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(0, 10);
+    central.writeUInt32LE(0, 12);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    // extra, comment, disk number, internal and external attributes stay 0
+    central.writeUInt32LE(offset, 42); // where the local header starts
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); // end of central directory signature
+  const count = Object.keys(entries).length;
+  end.writeUInt16LE(count, 8); // entries on this disk
+  end.writeUInt16LE(count, 10); // entries in all
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16); // where the central directory starts
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** A real .docx holding the blocks, in order. */
+export function makeDocx(blocks: DocxBlock[]): Buffer {
+  return makeZip(docxEntries(blocks));
+}
