@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { extractHtml } from '../dist/tools/extract/html-to-text.js';
+import { extractHtml } from '../dist/formats/html/html-to-text.js';
 import { MAX_TEXT_CHARS } from '../dist/tools/read-url.js';
 
 const CAP_BYTES = 512 * 1024;

@@ -1,6 +1,6 @@
 import mammoth from 'mammoth';
-import { htmlToMarkdown } from '../tools/extract/html-to-text.js';
 import { FormatError } from './errors.js';
+import { htmlToMarkdown } from './html/html-to-text.js';
 
 // Word documents: mammoth turns the document's structure (heading styles, numbered and bulleted lists,
 // tables) into HTML, which is written as the same light Markdown as a web page. Nothing is dropped as

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FormatError } from '../formats/errors.js';
+import { extractHtml } from '../formats/html/html-to-text.js';
 import { formatPdfText, readPdf } from '../formats/pdf.js';
-import { extractHtml } from './extract/html-to-text.js';
 import { type Fetched, type ResponseStart, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
 import { type Tool, ToolError } from './tool.js';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { extractHtml } from '../../src/tools/extract/html-to-text.js';
+import { extractHtml } from '../../src/formats/html/html-to-text.js';
 import { safeFetch } from '../../src/tools/net/safe-fetch.js';
 import { formatPage, readPage, readUrlTool } from '../../src/tools/read-url.js';
 import { makePdf, truncatePdf } from '../support/make-pdf.js';

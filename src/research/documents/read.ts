@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { FormatError } from '../../formats/errors.js';
+import { extractHtml } from '../../formats/html/html-to-text.js';
 import { formatPdfText, readPdf } from '../../formats/pdf.js';
-import { extractHtml } from '../../tools/extract/html-to-text.js';
 import { firstHeading } from './passages.js';
 
 // Reading one content-folder file as text (Markdown where the format has structure) and its title.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown } from '../../../src/tools/extract/html-to-text.js';
+import { htmlToMarkdown } from '../../../src/formats/html/html-to-text.js';
 
 describe('data tables become pipe tables', () => {
   it('writes the header row, a rule, and each row on one line', () => {

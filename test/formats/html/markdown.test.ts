@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown } from '../../../src/tools/extract/html-to-text.js';
+import { htmlToMarkdown } from '../../../src/formats/html/html-to-text.js';
 
 // htmlToMarkdown renders every part of a document: these tests pin the Markdown each structure becomes.
 

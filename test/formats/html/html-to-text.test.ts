@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractHtml } from '../../../src/tools/extract/html-to-text.js';
+import { extractHtml } from '../../../src/formats/html/html-to-text.js';
 
 // extractHtml picks a page's article and writes it as Markdown: what belongs to the article keeps its
 // structure, what surrounds it (navigation, related links, share buttons) is still dropped.
