@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Kept tiny on purpose: everything lives in the compiled CLI.
-import '../dist/cli/main.js';
+// Kept tiny on purpose: everything lives in the bundled CLI (see scripts/bundle.mjs).
+import '../dist/bundle/main.js';

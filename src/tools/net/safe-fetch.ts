@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIPv4 } from 'node:net';
 import zlib from 'node:zlib';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { ToolError } from '../tool.js';
 import { classifyAddress, classifyHostname, isAllowedHost, parseAllowHosts } from './address-policy.js';
 
@@ -81,12 +81,13 @@ export function checkUrl(url: URL, allow: Set<string>): void {
  * checked, so a name that resolves to a private address (DNS rebinding included) is refused at connect time.
  */
 function guardedAgent(
+  undici: typeof import('undici'),
   resolver: Resolver,
   checked: boolean,
   connectTimeoutMs: number,
   onRefused: (why: string) => void,
 ): Agent {
-  return new Agent({
+  return new undici.Agent({
     connect: {
       timeout: connectTimeoutMs,
       lookup: (hostname, options, callback) => {
@@ -228,16 +229,24 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
     if (timeout.aborted) return new ToolError(`Timed out reading ${url.href}.`);
     return new ToolError(message);
   };
+  // undici is loaded with the first fetch, not with the chat's tools: it is a tenth of a second of start-up.
+  const undici = await import('undici');
   for (let hop = 0; ; hop++) {
     checkUrl(url, allow);
     let refused: string | undefined;
-    const agent = guardedAgent(resolver, !isAllowedHost(allow, url), o.connectTimeoutMs ?? 10_000, (why) => {
-      refused = why;
-    });
+    const agent = guardedAgent(
+      undici,
+      resolver,
+      !isAllowedHost(allow, url),
+      o.connectTimeoutMs ?? 10_000,
+      (why) => {
+        refused = why;
+      },
+    );
     try {
-      let response: Awaited<ReturnType<typeof request>>;
+      let response: Awaited<ReturnType<typeof undici.request>>;
       try {
-        response = await request(url, {
+        response = await undici.request(url, {
           dispatcher: agent,
           method: 'GET',
           signal,
