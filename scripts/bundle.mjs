@@ -19,7 +19,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3', 'pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv'],
+  // undici too: it is loaded lazily, and esbuild's CommonJS interop loses its named exports in a dynamic import.
+  external: ['better-sqlite3', 'pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
   // Bundled CommonJS packages call require(); ESM has none, so each chunk gets one.
   banner: {
     js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);",
