@@ -2,7 +2,7 @@ import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { searchBackendName } from '../tools/search/config.js';
 import { normalizeUrl } from '../tools/search/url.js';
-import { documentSource, getDocument } from './documents.js';
+import { documentSource, getDocument, textSource } from './documents.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -177,16 +177,19 @@ async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Pr
       let failure: string;
       try {
         const page = await readPage(result.url, { env: o.env, signal: o.signal });
-        const s = st.collected({
+        const title = page.title || result.title;
+        // A long page or PDF is cut to its passages that match, as a long document is.
+        const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
+        const status = read.excerpted ? 'excerpts' : 'read';
+        st.slots[slot] = st.collected({
           kind: 'web',
-          title: page.title || result.title,
+          title,
           location: page.url,
-          text: page.text,
-          status: 'read',
+          text: read.text,
+          status,
           readAt: new Date().toISOString(),
         });
-        st.slots[slot] = s;
-        st.report({ label: result.url, status: 'read' });
+        st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
         return;
       } catch (error) {
         if (o.signal?.aborted) throw new AbortedError();
@@ -202,7 +205,10 @@ async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Pr
         kind: 'web',
         title: result.title,
         location: result.url,
-        text: fallback === 'search-text' ? result.content! : result.snippet,
+        text:
+          fallback === 'search-text'
+            ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
+            : result.snippet,
         status: fallback,
         readAt: new Date().toISOString(),
       });

@@ -51,6 +51,29 @@ describe('sources reach the extraction prompt', () => {
     expect(extracts[0]).toMatch(/\[Page 2\]\n[\s\S]*The refund ceiling is \$450 per order\./);
   });
 
+  it('a fact on a late page of a long PDF read by URL, as its matching passages', async () => {
+    const routine = (p: number) =>
+      Array.from({ length: 30 }, (_, i) => `Line ${p}.${i} records routine matters of the facilities team.`);
+    const pages = Array.from({ length: 40 }, (_, p) => routine(p));
+    pages[33] = ['Equipment', 'The standing desk allowance is $480 per employee.', ...routine(33).slice(2)];
+    const pdf = makePdf({ pages });
+    const w = await fakeWeb(
+      { 'desk allowance': ['/manual.pdf'] },
+      { '/manual.pdf': { body: pdf, type: 'application/pdf' } },
+    );
+    closers.push(w.server.close);
+    const { extracts, result } = await research(
+      { plan: plan([], ['desk allowance']) },
+      contentFolder({}),
+      w.env,
+      'What is the standing desk allowance?',
+    );
+    expect(result.sources[0]!.status).toBe('excerpts');
+    expect(extracts[0]).toMatch(/Page 34[\s\S]*The standing desk allowance is \$480 per employee\./);
+    expect(extracts[0]).toContain('[…]');
+    expect(extracts[0]!.length).toBeLessThan(26_000);
+  });
+
   it('a PDF, a DOCX and an HTML document from the content folder, found by the planner and read', async () => {
     const dir = contentFolder({
       'handbook.pdf': makePdf({ pages: [['Handbook'], ['Laptops are replaced every 36 months.']] }),

@@ -1,5 +1,7 @@
 import type { Db } from '../../store/open.js';
-import { rankPassages } from './search.js';
+import { stem, words } from '../text.js';
+import { splitPassages } from './passages.js';
+import { queryTerms, rankPassages } from './search.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -41,9 +43,34 @@ export function documentSource(
       'SELECT ordinal, heading_path AS headingPath, text FROM passages WHERE document_id = ? ORDER BY ordinal',
     )
     .all(doc.id) as Row[];
+  return excerpt(passages, rankPassages(db, doc.id, queries), doc.title, doc.body, budget);
+}
+
+/**
+ * The same for a text that is not in the index (a long web page or PDF read by URL): split into passages
+ * as documents are, ranked in memory with BM25 over the same terms.
+ */
+export function textSource(
+  text: string,
+  title: string,
+  queries: string[],
+  budget: number,
+): DocumentSourceText {
+  if (text.length <= budget) return { text, excerpted: false };
+  const passages = splitPassages(text);
+  return excerpt(passages, rankInMemory(passages, queries), title, text, budget);
+}
+
+/** The best passages that fit the budget (ranked ones, then their neighbours), in document order. */
+function excerpt(
+  passages: Row[],
+  ranked: number[],
+  title: string,
+  body: string,
+  budget: number,
+): DocumentSourceText {
   const last = passages.length - 1;
   // When no query matches anything, the document's beginning is the best guess.
-  const ranked = rankPassages(db, doc.id, queries);
   const order = ranked.length ? [...ranked, ...neighbours(ranked, last)] : passages.map((p) => p.ordinal);
 
   const chosen = new Set<number>();
@@ -52,14 +79,45 @@ export function documentSource(
     if (chosen.has(ordinal)) continue;
     const p = passages[ordinal]!;
     // An upper bound of what the passage adds: its heading line, a gap marker and blank lines.
-    const cost = p.text.length + (p.headingPath || doc.title).length + GAP.length + 9;
+    const cost = p.text.length + (p.headingPath || title).length + GAP.length + 9;
     if (spent + cost > budget) continue;
     chosen.add(ordinal);
     spent += cost;
   }
-  if (chosen.size === 0) return { text: doc.body.slice(0, budget), excerpted: true };
+  if (chosen.size === 0) return { text: body.slice(0, budget), excerpted: true };
   const picked = [...chosen].sort((a, b) => a - b).map((o) => passages[o]!);
-  return { text: renderExcerpt(picked, last, doc.title), excerpted: true };
+  return { text: renderExcerpt(picked, last, title), excerpted: true };
+}
+
+/**
+ * BM25 (k1 1.2, b 0.75) over passages held in memory, with the stemming the index uses; as in
+ * rankPassages, each query's scores are scaled so its best passage scores 1, then added up.
+ */
+function rankInMemory(passages: Row[], queries: string[]): number[] {
+  const bags = passages.map((p) => words(`${p.headingPath} ${p.text}`).map(stem));
+  const avg = bags.reduce((n, b) => n + b.length, 0) / Math.max(1, bags.length);
+  const df = new Map<string, number>();
+  for (const bag of bags) for (const t of new Set(bag)) df.set(t, (df.get(t) ?? 0) + 1);
+  const total = new Map<number, number>();
+  for (const query of queries) {
+    const terms = [...new Set(queryTerms(query).map(stem))];
+    const scores = bags.map((bag) => {
+      let score = 0;
+      for (const t of terms) {
+        const tf = bag.filter((w) => w === t).length;
+        if (!tf) continue;
+        const idf = Math.log(1 + (bags.length - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+        score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * bag.length) / avg));
+      }
+      return score;
+    });
+    const best = Math.max(0, ...scores);
+    if (best <= 0) continue;
+    scores.forEach((s, i) => {
+      if (s > 0) total.set(passages[i]!.ordinal, (total.get(passages[i]!.ordinal) ?? 0) + s / best);
+    });
+  }
+  return [...total.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([ordinal]) => ordinal);
 }
 
 /**
