@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, tempDb } from '../support/cli.js';
+import { tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { hasScript, terminalChat } from '../support/pty.js';
 import { chatSse } from '../support/sse-builders.js';
 
-// The interactive chat on a real pseudo-terminal, through util-linux `script`.
-const hasScript = spawnSync('script', ['--version']).status === 0;
+// The interactive chat on a real pseudo-terminal.
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
 beforeEach(async () => {
@@ -26,49 +25,33 @@ afterEach(() => server.close());
 it.skipIf(!hasScript)(
   'on a terminal: traces tools, Ctrl-C cancels a turn and keeps the chat, Ctrl-D leaves',
   async () => {
-    const child = spawn(
-      'script',
-      ['-qefc', `${process.execPath} ${BIN} chat --provider openai-compatible --model fake`, '/dev/null'],
-      {
-        cwd: ROOT,
-        env: cleanEnv({
-          OPENAI_BASE_URL: `${server.url}/v1`,
-          AGENT_DB: tempDb(),
-          COLUMNS: '100',
-          LINES: '30',
-          TERM: 'xterm',
-        }),
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
+    const {
+      out: output,
+      waitFor,
+      type,
+      exited,
+    } = terminalChat(['--provider', 'openai-compatible', '--model', 'fake'], {
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      AGENT_DB: tempDb(),
     });
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const waitFor = async (pattern: RegExp, from = 0) => {
-      for (let i = 0; i < 200 && !pattern.test(out.slice(from)); i++)
-        await new Promise((r) => setTimeout(r, 25));
-      expect(out.slice(from)).toMatch(pattern);
-    };
-    const type = (keys: string) => child.stdin.write(keys);
 
     await waitFor(/Ctrl-D to leave/);
     type('what is 1234*5678\r');
     await waitFor(/The answer is 7006652\./);
-    expect(out).toMatch(/→ calculator \{"expression":"1234\*5678"\}/);
+    expect(output()).toMatch(/→ calculator \{"expression":"1234\*5678"\}/);
 
-    let mark = out.length;
+    let mark = output().length;
     type('go slow please\r');
     await waitFor(/Thinking about/, mark);
     type('\x03');
     await waitFor(/cancelled; the conversation is as it was before this message/, mark);
 
-    mark = out.length;
+    mark = output().length;
     type('/cost\r');
     // The cancelled call is billed all the same, so it is in the ledger: two calls answered, one cancelled.
     await waitFor(/This session: 3 model call\(s\)/, mark);
     // The cancelled turn left nothing behind: the next request carries only the first exchange.
-    mark = out.length;
+    mark = output().length;
     type('thanks\r');
     await waitFor(/The answer is 7006652\./, mark);
     const roles = (server.requests.at(-1)!.body as any).messages.map((m: any) => m.role);

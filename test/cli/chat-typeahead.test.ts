@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Keyboard } from '../../src/cli/chat/interactive.js';
-import { BIN, cleanEnv, ROOT, tempDb } from '../support/cli.js';
+import { tempDb } from '../support/cli.js';
+import { hasScript, terminalChat } from '../support/pty.js';
 import { chatSse } from '../support/sse-builders.js';
 
 // Type-ahead: lines typed while a turn runs are kept and sent after it, in order, each as its own
@@ -107,8 +107,6 @@ describe('the keyboard', () => {
 // The chat on a real pseudo-terminal, through util-linux `script`, against a server whose first answer
 // streams its start and then waits until the test lets it finish.
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
-
 interface SlowServer {
   url: string;
   /** The last user message of each request, in the order the requests came. */
@@ -168,32 +166,10 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 function startChat() {
-  const child = spawn(
-    'script',
-    ['-qefc', `${process.execPath} ${BIN} chat --provider openai-compatible --model fake`, '/dev/null'],
-    {
-      cwd: ROOT,
-      env: cleanEnv({
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        AGENT_DB: tempDb(),
-        COLUMNS: '100',
-        LINES: '30',
-        TERM: 'xterm',
-      }),
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
+  return terminalChat(['--provider', 'openai-compatible', '--model', 'fake'], {
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    AGENT_DB: tempDb(),
   });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = async (pattern: RegExp, from = 0) => {
-    for (let i = 0; i < 200 && !pattern.test(out.slice(from)); i++)
-      await new Promise((r) => setTimeout(r, 25));
-    expect(out.slice(from)).toMatch(pattern);
-  };
-  const type = (keys: string) => child.stdin.write(keys);
-  return { out: () => out, waitFor, type, exited, kill: () => child.kill() };
 }
 
 describe.skipIf(!hasScript)('the chat on a terminal', () => {

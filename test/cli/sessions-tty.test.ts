@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, runCli, tempDb } from '../support/cli.js';
+import { runCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { hasScript, terminalChat } from '../support/pty.js';
 import { chatSse } from '../support/sse-builders.js';
 
-// Sessions in the interactive chat, on a real pseudo-terminal through util-linux `script`.
-const hasScript = spawnSync('script', ['--version']).status === 0;
+// Sessions in the interactive chat, on a real pseudo-terminal.
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
 beforeEach(async () => {
@@ -23,35 +22,8 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-/** `agent chat <args>` on a terminal: what it printed so far, keys to type, and its exit. */
-function terminalChat(db: string, args: string[]) {
-  const child = spawn('script', ['-qefc', `${process.execPath} ${BIN} chat ${args.join(' ')}`, '/dev/null'], {
-    cwd: ROOT,
-    env: cleanEnv({
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      AGENT_DB: db,
-      COLUMNS: '100',
-      LINES: '30',
-      TERM: 'xterm',
-    }),
-  });
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const waitFor = async (pattern: RegExp, from = 0) => {
-    for (let i = 0; i < 200 && !pattern.test(out.slice(from)); i++)
-      await new Promise((r) => setTimeout(r, 25));
-    expect(out.slice(from)).toMatch(pattern);
-  };
-  return {
-    exited,
-    waitFor,
-    mark: () => out.length,
-    type: (keys: string) => child.stdin.write(keys),
-  };
-}
+const chatOn = (db: string, args: string[]) =>
+  terminalChat(args, { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db });
 
 const roles = () => (server.requests.at(-1)!.body as any).messages.map((m: any) => m.role);
 
@@ -59,7 +31,7 @@ it.skipIf(!hasScript)(
   'on a terminal: a session resumed with --continue carries on; a cancelled turn is not saved; /clear starts anew',
   async () => {
     const db = tempDb();
-    const first = terminalChat(db, ['--provider', 'openai-compatible', '--model', 'fake']);
+    const first = chatOn(db, ['--provider', 'openai-compatible', '--model', 'fake']);
     await first.waitFor(/Ctrl-D to leave/);
     first.type('what is 1234*5678\r');
     await first.waitFor(/The answer is 7006652\./);
@@ -69,7 +41,7 @@ it.skipIf(!hasScript)(
     first.type('\x04');
     expect(await first.exited).toBe(0);
 
-    const second = terminalChat(db, ['--continue']);
+    const second = chatOn(db, ['--continue']);
     await second.waitFor(/Resuming session #1 \(1 exchange\(s\), last used [^)]+\)\.[\s\S]*Ctrl-D to leave/);
     second.type('what did I ask\r');
     await second.waitFor(/You said: what did I ask\./);
