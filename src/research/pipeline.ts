@@ -116,6 +116,14 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
   if (o.signal?.aborted) throw new AbortedError();
 
+  if (!o.models) {
+    const ignored = [settings.report && '--report', settings.depth > 1 && '--depth'].filter(Boolean);
+    if (ignored.length)
+      emit({
+        type: 'notice',
+        message: `Extractive mode has no model to write a report or follow up: ${ignored.join(' and ')} ignored.`,
+      });
+  }
   const base = o.models
     ? await modelChain(o, o.models, settings, emit)
     : { ...extractiveChain(o, emit), rounds: 1 };

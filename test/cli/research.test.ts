@@ -52,6 +52,17 @@ describe('agent research without a key (the README quick start)', () => {
     expect(out.settings).toEqual({ depth: 1, breadth: 3, perSearch: 2, maxSources: 20, report: false });
   });
 
+  it('says that --report and --depth need a model, and answers extractively all the same', async () => {
+    const r = await runCli(['research', '--report', '--depth', '2', QUESTION], {
+      env: { AGENT_DB: tempDb() },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /Extractive mode has no model to write a report or follow up: --report and --depth ignored\./,
+    );
+    expect(r.stdout).toMatch(/^No model was used/);
+  });
+
   it('says plainly when nothing in the documents matches, with no empty source list', async () => {
     const r = await runCli(['research', 'zebra migration patterns'], { env: { AGENT_DB: tempDb() } });
     expect(r.code).toBe(0);
