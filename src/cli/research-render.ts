@@ -11,6 +11,7 @@ const STEP_LABEL: Record<ResearchStep, string> = {
   extract: 'Extracting facts (large model)',
   followup: 'Looking for gaps (small model)',
   write: 'Writing the answer (large model)',
+  report: 'Writing the report (large model)',
   search: 'Searching local documents',
   select: 'Selecting passages',
 };
@@ -77,7 +78,12 @@ export class ResearchRenderer {
   }
 }
 
-export function sourceLine(r: SourceReport, s: ReturnType<typeof styleFor>): string {
+export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>): string {
+  // "http://x/y answered HTTP 404." under the line for http://x/y: the URL once is enough.
+  const detail = report.detail?.startsWith(report.label)
+    ? report.detail.slice(report.label.length).trim().replace(/\.$/, '')
+    : report.detail;
+  const r = { ...report, detail };
   const n = r.n ? `[${r.n}] ` : '';
   switch (r.status) {
     case 'read':
@@ -154,7 +160,9 @@ export function toMarkdown(result: ResearchResult): string {
   if (!(result.settings.report && /^#\s/.test(result.answer))) lines.push(`# ${result.question}`, '');
   if (result.mode === 'extractive')
     lines.push('_No model was used: extractive answer from local documents._', '');
-  lines.push(result.answer, '', '## Sources', '');
+  lines.push(result.answer, '');
+  if (result.truncated) lines.push('_Cut off at the output limit: this is incomplete._', '');
+  lines.push('## Sources', '');
   for (const s of result.sources) {
     const where = s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``;
     const read = s.readAt ? `, read ${s.readAt.slice(0, 10)}` : '';

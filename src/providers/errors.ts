@@ -17,6 +17,11 @@ const KEY_VARIABLE: Record<string, string> = {
   OpenAI: 'OPENAI_API_KEY',
 };
 
+const BASE_URL_VARIABLE: Record<string, string> = {
+  Anthropic: 'ANTHROPIC_BASE_URL',
+  OpenAI: 'OPENAI_BASE_URL',
+};
+
 /**
  * `partial` gives the message of a call cancelled after its stream had begun (see partial.ts), which the
  * cancellation then carries to the ledger.
@@ -44,7 +49,7 @@ export function translateError(
   }
   if (kind === 'APIConnectionError') {
     return new ProviderError(
-      `Could not reach ${vendor}: ${detail}. Check the network and the base URL setting.`,
+      `Could not reach ${vendor}: ${String(detail).replace(/\.+$/, '')}. Check the network and ${BASE_URL_VARIABLE[vendor] ?? 'OPENAI_BASE_URL (or OLLAMA_HOST)'}.`,
     );
   }
   switch (e.status) {

@@ -23,7 +23,7 @@ export function checkCitations(answer: string, sourceNumbers: number[]): Citatio
       if (!known.has(n) && !dangling.includes(n)) dangling.push(n);
     }
   }
-  const uncited = proseSentences(answer).filter((sentence) => {
+  const uncited = proseSentences(claimLines(answer)).filter((sentence) => {
     const plain = sentence.replace(/^([-*+]|\d+[.)]|#{1,6})\s+/, '').trim();
     if (HAS_CITE.test(plain)) return false;
     if (plain.endsWith(':') || plain.endsWith('?')) return false;
@@ -32,4 +32,24 @@ export function checkCitations(answer: string, sourceNumbers: number[]): Citatio
     return hasNumber || isClaim;
   });
   return { cited, dangling, uncited };
+}
+
+/**
+ * The lines that make claims: headings are titles, not statements, and a report's "Gaps and caveats"
+ * section says what the sources do not settle, so it has nothing to cite.
+ */
+function claimLines(answer: string): string {
+  const out: string[] = [];
+  let skipUntil = 0; // inside a gaps section: until a heading of this level or higher
+  for (const line of answer.split('\n')) {
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line.trim());
+    if (heading) {
+      const level = heading[1]!.length;
+      if (skipUntil && level <= skipUntil) skipUntil = 0;
+      if (/^(gaps|caveats|limitations|open questions)\b/i.test(heading[2]!)) skipUntil = level;
+      continue;
+    }
+    if (!skipUntil) out.push(line);
+  }
+  return out.join('\n');
 }

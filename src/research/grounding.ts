@@ -30,6 +30,8 @@ interface Fact {
   raw: string;
   /** Only counts in a source: a lone "one" in an answer is mostly a pronoun, "first" an ordinal word. */
   weak?: boolean;
+  /** What the number counts, when it says so: a currency (`dollar`, `euro`…), `percent`, `day`, `week`… */
+  unit?: string;
 }
 
 interface SourceFacts {
@@ -65,7 +67,7 @@ export function checkGrounding(answer: string, sources: GroundingSource[]): Grou
     for (const claim of answerClaims(sentence)) {
       const found = claim.key.startsWith('p:')
         ? cited.some((f) => f.phrases().includes(` ${claim.key.slice(2)} `))
-        : cited.some((f) => f.keys.has(claim.key));
+        : cited.some((f) => supports(f, claim));
       if (!found) missing.add(claim.raw);
     }
     if (missing.size > 0) unsupported.push({ sentence, cites, missing: [...missing] });
@@ -115,11 +117,26 @@ function answerClaims(sentence: string): Fact[] {
   return claims;
 }
 
+/**
+ * A source supports a number when it has the value, and, when the answer says what the value counts
+ * ($, €, %, days), either the same unit or none at all: `€1,200` is not supported by `USD 1,200`, nor
+ * `30 weeks` by `30 days`, but `$200` is by a bare `200`.
+ */
+function supports(source: SourceFacts, claim: Fact): boolean {
+  if (!source.keys.has(claim.key)) return false;
+  if (!claim.unit) return true;
+  return source.keys.has(`u:${claim.unit}:${claim.key}`) || source.keys.has(`b:${claim.key}`);
+}
+
 function sourceFacts(text: string): SourceFacts {
   const keys = new Set<string>();
   for (const fact of scanFacts(text.normalize('NFKC'))) {
     keys.add(fact.key);
-    for (const k of fact.also) keys.add(k);
+    keys.add(fact.unit ? `u:${fact.unit}:${fact.key}` : `b:${fact.key}`);
+    for (const k of fact.also) {
+      keys.add(k);
+      keys.add(`b:${k}`);
+    }
   }
   let phrases: string | undefined;
   return { keys, phrases: () => (phrases ??= ` ${normalisePhrase(text)} `) };
@@ -166,6 +183,27 @@ const NUMBER = new RegExp(
     String.raw`(\s?%|\s+per\s?cent\b)?(${UNIT})?`,
   'gu',
 );
+const VERSION = /(?<![\p{L}\p{N}.])v?(\d+(?:\.\d+){2,})(?![.,]?\d)/gu;
+const QUARTER = /(?<![\p{L}\p{N}])Q([1-4])(?![\p{L}\p{N}])/gu;
+
+/** One name per currency family ($, USD, dollars…) or unit (day, days, calendar days…). */
+function unitOf(currency?: string, percent?: string, unit?: string): string | undefined {
+  const c = currency?.trim().toUpperCase();
+  if (c) {
+    if (c === '$' || c === 'USD' || c === 'CAD' || c === 'AUD') return 'dollar';
+    if (c === '€' || c === 'EUR') return 'euro';
+    if (c === '£' || c === 'GBP') return 'pound';
+    if (c === '¥' || c === 'JPY') return 'yen';
+    if (c === '₹' || c === 'INR') return 'rupee';
+    return c.toLowerCase();
+  }
+  if (percent) return 'percent';
+  const word = unit?.trim().toLowerCase().split(/\s+/).at(-1);
+  if (!word) return undefined;
+  if (word.startsWith('euro')) return 'euro';
+  return word.replace(/s$/, '');
+}
+
 const SCALE: Record<string, number> = {
   k: 1e3,
   K: 1e3,
@@ -220,9 +258,28 @@ function scanFacts(input: string): Fact[] {
   });
   text = text.replace(CLOCK, (raw, h: string, m: string) => time(raw, Number(h), Number(m)));
 
+  // Version numbers (2.3.1) and quarters (Q3) are facts of their own, not a decimal and a stray digit.
+  text = text.replace(VERSION, (raw, version: string) => {
+    facts.push({ key: `v:${version}`, also: [], raw });
+    return blank(raw);
+  });
+  text = text.replace(QUARTER, (raw, q: string) => {
+    facts.push({ key: `q:${q}`, also: [], raw });
+    return blank(raw);
+  });
+
   text = text.replace(
     NUMBER,
-    (raw, currency?: string, whole = '', fraction = '', suffix?: string, scaleWord?: string) => {
+    (
+      raw,
+      currency?: string,
+      whole = '',
+      fraction = '',
+      suffix?: string,
+      scaleWord?: string,
+      percent?: string,
+      unit?: string,
+    ) => {
       const mantissa = Number(whole.replace(/,/g, '') + fraction);
       // A lone `m` after an amount of money is millions; elsewhere it is a unit (minutes, metres).
       const scale = SCALE[scaleWord ?? (suffix === 'm' ? (currency ? 'M' : '') : (suffix ?? ''))];
@@ -231,6 +288,7 @@ function scanFacts(input: string): Fact[] {
         key: `n:${canonical(value)}`,
         also: scale ? [`n:${canonical(mantissa)}`] : [],
         raw: raw.trim(),
+        unit: unitOf(currency, percent, unit),
       });
       return blank(raw);
     },

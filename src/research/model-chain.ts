@@ -49,7 +49,10 @@ const PLAN_LIST_LIMIT = 60;
 export const DEFAULT_CONCURRENCY = 16;
 
 type Emit = (e: ResearchEvent) => void;
-type ChainResult = Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds'>;
+type ChainResult = Pick<
+  ResearchResult,
+  'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated'
+>;
 
 /** Plan → (collect and extract, pipelined) → [follow-up → collect and extract]… → write. */
 export async function modelChain(
@@ -91,23 +94,24 @@ export async function modelChain(
   const sources: Source[] = [];
   const reports: SourceReport[] = [];
   const facts = new Map<Source, string>();
+  /** Sources whose extraction failed (a context-length 400 on one huge page, say): noted, not fatal. */
+  const failed = new Map<Source, string>();
   const seen = new Set<string>();
   const searched: string[] = [];
   const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
   let rounds = 0;
 
-  for (let round = 1; ; round++) {
-    rounds = round;
-    // 2. Collect; each source goes to extraction the moment its text is in hand.
+  /** Collects one round's sources; each goes to extraction the moment its text is in hand. */
+  const collectAndExtract = async (round: number, what: Plan): Promise<Source[]> => {
     emit({ type: 'step', name: 'sources', round });
     const extractions: Promise<void>[] = [];
-    const collected = await collectRound(plan, {
+    const collected = await collectRound(what, {
       db: o.db,
       root: o.contentDir,
       env: o.env,
       signal: o.signal,
       perSearch: settings.perSearch,
-      queries: [o.question, ...plan.searches],
+      queries: [o.question, ...what.searches],
       seen,
       base: sources.length,
       room: settings.maxSources - sources.length,
@@ -117,10 +121,15 @@ export async function modelChain(
       },
       onSource: (source) => {
         const extraction = extractSlots(async () => {
-          const { text } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
-            { role: 'user', content: extractPrompt(o.question, source) },
-          ]);
-          facts.set(source, text.trim() || NO_FACTS);
+          try {
+            const { text } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
+              { role: 'user', content: extractPrompt(o.question, source) },
+            ]);
+            facts.set(source, text.trim() || NO_FACTS);
+          } catch (error) {
+            if (error instanceof AbortedError) throw error;
+            failed.set(source, errorMessage(error));
+          }
         });
         // Handled later by settleAll; marked now so an early failure is not an unhandled rejection.
         extraction.catch(() => {});
@@ -131,13 +140,40 @@ export async function modelChain(
       await Promise.allSettled(extractions);
       throw error;
     });
-    searched.push(...plan.searches);
+    searched.push(...what.searches);
     sources.push(...collected);
     // 3. Extract: whatever has not finished by the time collection ends.
     emit({ type: 'step', name: 'extract', round });
     await settleAll(extractions);
+    for (const s of collected)
+      if (failed.has(s))
+        emit({ type: 'notice', message: `No facts from [${s.n}] ${s.title}: ${failed.get(s)}` });
+    return collected;
+  };
 
-    if (round >= settings.depth || sources.length >= settings.maxSources) break;
+  for (let round = 1; ; round++) {
+    rounds = round;
+    const collected = await collectAndExtract(round, plan);
+    if (round === 1 && collected.length === 0) {
+      // Nothing the plan chose could be read (every search failed, say): the best local matches, if any.
+      const fallback = fallbackPlan(o);
+      if (fallback.documents.length) {
+        emit({
+          type: 'notice',
+          message: 'Nothing the plan chose could be read: reading the best-matching local documents.',
+        });
+        await collectAndExtract(round, fallback);
+      }
+    }
+
+    if (round >= settings.depth) break;
+    if (sources.length >= settings.maxSources) {
+      emit({
+        type: 'notice',
+        message: `Stopped at --max-sources (${settings.maxSources} sources): no further rounds.`,
+      });
+      break;
+    }
     // 4. Follow up (small model): what is missing, and what to read for it.
     emit({ type: 'step', name: 'followup', round: round + 1 });
     const next = await followUp(o, m, settings, call, {
@@ -166,10 +202,17 @@ export async function modelChain(
     throw new AgentError(
       'No source could be collected for this question, so there is nothing to answer from.',
     );
+  if (failed.size === sources.length)
+    throw new AgentError(`The extract step failed for every source: ${failed.values().next().value}`);
 
   // 5. Write (large model), streamed.
-  emit({ type: 'step', name: 'write' });
-  const notes = sources.map((source) => ({ source, facts: facts.get(source) ?? NO_FACTS }));
+  emit({ type: 'step', name: settings.report ? 'report' : 'write' });
+  const notes = sources.map((source) => ({
+    source,
+    facts: failed.has(source)
+      ? '(no facts: extraction failed; do not cite this source)'
+      : (facts.get(source) ?? NO_FACTS),
+  }));
   const step = settings.report ? 'report' : 'write';
   const written = await call(
     'write',
@@ -180,13 +223,22 @@ export async function modelChain(
     MAX_TOKENS[step],
   );
   if (!written.text.trim()) throw new AgentError('The writing model returned an empty answer.');
-  if (written.stopReason === 'length')
+  const truncated = written.stopReason === 'length';
+  if (truncated)
     emit({
       type: 'notice',
       message: `The ${settings.report ? 'report' : 'answer'} was cut off at the output limit (${MAX_TOKENS[step].toLocaleString('en-US')} tokens): it is incomplete.`,
     });
 
-  return { mode: 'model', answer: written.text.trim(), sources, reports, usage: ledger.totals(), rounds };
+  return {
+    mode: 'model',
+    answer: written.text.trim(),
+    sources,
+    reports,
+    usage: ledger.totals(),
+    rounds,
+    truncated,
+  };
 }
 
 type Caller = ReturnType<typeof modelCaller>;
@@ -305,7 +357,7 @@ async function followUp(
     breadth: settings.breadth,
   });
   try {
-    const { plan } = await makePlan(
+    const { plan, dropped } = await makePlan(
       async (messages) => (await call('followup', m.smallModel, PLAN_SYSTEM, messages)).text,
       prompt,
       st.known,
@@ -315,6 +367,11 @@ async function followUp(
         shape: '{"gaps": [...], "documents": [...], "searches": [...]}',
       },
     );
+    if (dropped.length)
+      o.onEvent?.({
+        type: 'notice',
+        message: `The follow-up named unknown documents, ignored: ${dropped.join(', ')}`,
+      });
     return st.webAvailable ? plan : { ...plan, searches: [] };
   } catch (error) {
     if (!(error instanceof UnusablePlanError)) throw error;

@@ -19,6 +19,7 @@ export type ResearchStep =
   | 'extract'
   | 'followup'
   | 'write'
+  | 'report'
   | 'search'
   | 'select';
 
@@ -75,6 +76,8 @@ export interface ResearchResult {
   usage: RunUsage;
   settings: ResearchSettings;
   rounds: number;
+  /** The answer or report was cut off at the output limit: it is incomplete. */
+  truncated: boolean;
   createdAt: string;
 }
 
@@ -126,7 +129,7 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   }
   const base = o.models
     ? await modelChain(o, o.models, settings, emit)
-    : { ...extractiveChain(o, emit), rounds: 1 };
+    : { ...extractiveChain(o, emit), rounds: 1, truncated: false };
   const result: ResearchResult = {
     question: o.question,
     ...base,
@@ -141,7 +144,8 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
     settings,
     createdAt,
   };
-  if (o.save !== false) save(o.db, result, emit);
+  // An extractive run that matched nothing has no answer to keep.
+  if (o.save !== false && (result.mode === 'model' || result.sources.length > 0)) save(o.db, result, emit);
   return result;
 }
 

@@ -24,6 +24,7 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
     format: result.settings.report ? 'report' : 'answer',
     settings: result.settings,
     rounds: result.rounds,
+    truncated: result.truncated,
     createdAt: result.createdAt,
   };
 }

@@ -103,7 +103,11 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     });
   }
 
-  if (plan.searches.length > 0) await collectWeb(plan.searches, o, { room, slots, report, collected });
+  if (plan.searches.length > 0 && room <= 0) {
+    // No room left: the searches are not sent at all (each is a paid request).
+    for (const q of plan.searches)
+      report({ label: `search "${q}"`, status: 'skipped', detail: '--max-sources reached' });
+  } else if (plan.searches.length > 0) await collectWeb(plan.searches, o, { room, slots, report, collected });
 
   const sources = slots.filter((s): s is Source => s !== undefined);
   sources.forEach((s, i) => {
@@ -177,6 +181,19 @@ async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Pr
       let failure: string;
       try {
         const page = await readPage(result.url, { env: o.env, signal: o.signal });
+        // A result that redirected to a page already collected (under another URL) is not read twice.
+        const landed = normalizeUrl(page.url);
+        if (landed !== normalizeUrl(result.url)) {
+          if (o.seen.has(landed)) {
+            st.report({
+              label: result.url,
+              status: 'skipped',
+              detail: `it leads to ${page.url}, already collected`,
+            });
+            return;
+          }
+          o.seen.add(landed);
+        }
         const title = page.title || result.title;
         // A long page or PDF is cut to its passages that match, as a long document is.
         const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);

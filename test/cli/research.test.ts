@@ -35,6 +35,7 @@ describe('agent research without a key (the README quick start)', () => {
       'format',
       'settings',
       'rounds',
+      'truncated',
       'createdAt',
     ]);
     expect(out).toMatchObject({ question: QUESTION, mode: 'extractive', format: 'answer', rounds: 1 });

@@ -310,3 +310,91 @@ describe('reports, grounding and history', () => {
     expect(listRuns(cancelled.db, {})).toEqual([]);
   });
 });
+
+describe('what goes wrong stays small', () => {
+  it('reads a page once when another result redirects to it', async () => {
+    const w = await web(
+      { one: ['/page?utm_source=x#top'], two: ['/short-link'] },
+      {
+        '/page': { body: html('The page', '<p>The page says the limit is $300.</p>') },
+        '/short-link': { body: '', location: '/page' },
+      },
+    );
+    const { result, promise } = await (async () => {
+      const r = run({ plan: plan([], ['one', 'two']) }, { env: w.env });
+      return { result: await r.promise, promise: r.promise };
+    })();
+    await promise;
+    expect(result.sources.map((s) => new URL(s.location).pathname)).toEqual(['/page']);
+    expect(w.hits.get('/page')).toBe(2); // read once, and once more behind the redirect, then dropped
+    expect(result.reports).toContainEqual(
+      expect.objectContaining({ status: 'skipped', detail: expect.stringMatching(/already collected/) }),
+    );
+  });
+
+  it('a source whose extraction fails is noted and left uncited; the run still answers', async () => {
+    const { model, events, promise } = run({
+      plan: plan(['policies/refunds', 'policies/travel']),
+      extract: (prompt) => {
+        if (prompt.includes('Travel')) throw new Error('context length exceeded');
+        return '- Agents refund up to $200.';
+      },
+    });
+    const result = await promise;
+    expect(result.answer).toBe('An answer [1].');
+    expect(
+      events.some(
+        (e) => e.type === 'notice' && /No facts from \[2\] Travel: .*context length/.test(e.message),
+      ),
+    ).toBe(true);
+    expect(model.calls.find((c) => c.step === 'write')!.prompt).toMatch(
+      /\[2\] Travel .*\n\(no facts: extraction failed/,
+    );
+  });
+
+  it('falls back to the best local documents when nothing the plan chose could be read', async () => {
+    const w = await web({}, {});
+    const env = { ...w.env, BRAVE_SEARCH_URL: `${w.server.url}/broken-search` };
+    const { events, promise } = run(
+      { plan: plan([], ['hotel limits']) },
+      { env, question: 'What is the hotel limit in London?' },
+    );
+    const result = await promise;
+    expect(result.sources.map((s) => s.slug)).toContain('policies/travel');
+    expect(
+      events.some((e) => e.type === 'notice' && /Nothing the plan chose could be read/.test(e.message)),
+    ).toBe(true);
+  });
+
+  it('sends no search once --max-sources is reached', async () => {
+    const w = await web({ more: ['/x'] }, { '/x': { body: html('X', '<p>x</p>') } });
+    const { result, promise } = await (async () => {
+      const r = run(
+        { plan: plan(['policies/refunds', 'policies/travel'], ['more']) },
+        { env: w.env, maxSources: 2 },
+      );
+      return { result: await r.promise, promise: r.promise };
+    })();
+    await promise;
+    expect(result.sources).toHaveLength(2);
+    expect(w.server.requests.some((r) => r.url.startsWith('/search'))).toBe(false);
+    expect(result.reports).toContainEqual(
+      expect.objectContaining({ label: 'search "more"', status: 'skipped' }),
+    );
+  });
+
+  it('keeps the mark of an answer cut off at the output limit, and ignores headings and gaps in the citation check', async () => {
+    const report =
+      '# Limits in 2026\n\n## 1. Hotels\n\nThe London limit is $300 [1].\n\n## Gaps and caveats\n\nThe sources say nothing about 2027 or taxes abroad.';
+    const { events, promise } = run(
+      { plan: plan(['policies/travel']), write: () => report, writeCutOff: true },
+      { report: true },
+    );
+    const result = await promise;
+    expect(result.truncated).toBe(true);
+    expect(
+      events.some((e) => e.type === 'notice' && /report was cut off at the output limit/.test(e.message)),
+    ).toBe(true);
+    expect(result.citations.uncited).toEqual([]);
+  });
+});

@@ -229,41 +229,59 @@ const figure: fc.Arbitrary<Figure> = fc.oneof(
     .map((date) => ({ kind: 'date' as const, ...date })),
 );
 
-function spell(f: Figure, style: number): string {
+/**
+ * A figure written one of several equivalent ways, within one kind of quantity (`kind`): money, percent,
+ * days, or a bare number. The same value in another unit is another fact ($5 is not 5%).
+ */
+function spell(f: Figure, kind: number, style: number): string {
   if (f.kind === 'date') {
     const month = MONTHS[f.m - 1]!;
     const iso = `${f.y}-${String(f.m).padStart(2, '0')}-${String(f.d).padStart(2, '0')}`;
     return [iso, `${month} ${f.d}, ${f.y}`, `${f.d} ${month} ${f.y}`][style % 3]!;
   }
   const v = f.value;
-  const forms = [
-    String(v),
-    grouped(v),
-    `$${grouped(v)}`,
-    `USD ${v}`,
-    `${grouped(v)} dollars`,
-    `${v}%`,
-    `${v} percent`,
-    `${v} days`,
-  ];
-  if (v >= 2 && v < 100) forms.push(`${inWords(v)} days`, inWords(v));
-  if (v >= 100_000 && v % 100_000 === 0) forms.push(`$${v / 1_000_000} million`, `$${v / 1_000_000}M`);
+  const bare = [String(v), grouped(v)];
+  if (v >= 2 && v < 100) bare.push(inWords(v));
+  const money = [`$${grouped(v)}`, `USD ${v}`, `${grouped(v)} dollars`];
+  if (v >= 100_000 && v % 100_000 === 0) money.push(`$${v / 1_000_000} million`, `$${v / 1_000_000}M`);
+  const days = [`${v} days`];
+  if (v >= 2 && v < 100) days.push(`${inWords(v)} days`);
+  const forms = [bare, money, [`${v}%`, `${v} percent`], days][kind % 4]!;
   return forms[style % forms.length]!;
 }
 
+it('tells apart currencies, units, versions and quarters, but accepts a bare number for any unit', () => {
+  const source = {
+    n: 1,
+    text: 'The fee is USD 1,200. Claims take 30 days. Version 2.3.1 shipped; revenue grew 15% in Q3 2024. Limit: 500.',
+  };
+  const flagged = (sentence: string) =>
+    checkGrounding(sentence, [source]).unsupported.flatMap((u) => u.missing);
+  expect(flagged('The fee is 1,200 euros [1].')).toEqual(['1,200 euros']);
+  expect(flagged('The fee is $1,200 [1].')).toEqual([]);
+  expect(flagged('Claims take 30 weeks [1].')).toEqual(['30 weeks']);
+  expect(flagged('Claims take thirty days [1].')).toEqual([]);
+  expect(flagged('Version 2.3.2 shipped [1].')).toEqual(['2.3.2']);
+  expect(flagged('Version 2.3.1 shipped [1].')).toEqual([]);
+  expect(flagged('Revenue grew 15% in Q4 [1].')).toEqual(['Q4']);
+  expect(flagged('Revenue grew 15% in Q3 2024 [1].')).toEqual([]);
+  expect(flagged('The limit is $500 [1].')).toEqual([]);
+});
+
 it('never flags a sentence built only from its cited source’s own figures, however they are written', () => {
   const case_ = fc.record({
-    figures: fc.array(fc.tuple(figure, fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
+    figures: fc.array(fc.tuple(figure, fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
     filler: fc.array(fc.constantFrom(...FILLER), { minLength: 1, maxLength: 4 }),
     other: fc.array(figure, { maxLength: 3 }),
   });
   fc.assert(
     fc.property(case_, ({ figures, filler, other }) => {
       const gap = ` ${filler.join(' ')} `;
-      const source = [...figures.map(([f, style]) => spell(f, style)), ...other.map((f) => spell(f, 0))].join(
-        `${gap}and `,
-      );
-      const sentence = `Staff ${figures.map(([f, , style]) => spell(f, style)).join(gap)} [1].`;
+      const source = [
+        ...figures.map(([f, kind, style]) => spell(f, kind, style)),
+        ...other.map((f) => spell(f, 0, 0)),
+      ].join(`${gap}and `);
+      const sentence = `Staff ${figures.map(([f, kind, , style]) => spell(f, kind, style)).join(gap)} [1].`;
       const result = checkGrounding(sentence, [
         { n: 1, text: `Policy: ${source}.` },
         { n: 2, text: 'Nothing relevant here.' },

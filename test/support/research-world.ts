@@ -23,6 +23,8 @@ export interface Page {
   status?: number;
   /** Milliseconds before the page is served. */
   delay?: number;
+  /** Redirect here (with status 302 unless given). */
+  location?: string;
 }
 
 /** Search results by query (paths on the web server), and the pages themselves. */
@@ -47,6 +49,8 @@ export async function fakeWeb(results: Record<string, string[]>, pages: Record<s
     if (!page) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
     if (page.delay) await new Promise((r) => setTimeout(r, page.delay));
     served.push({ path: url.pathname, at: Date.now() });
+    if (page.location)
+      return { status: page.status ?? 302, headers: { location: `${server.url}${page.location}` }, body: '' };
     return {
       status: page.status ?? 200,
       headers: { 'content-type': page.type ?? 'text/html' },
@@ -75,6 +79,8 @@ export interface Script {
   followup?: (prompt: string, round: number) => string;
   extract?: (prompt: string) => string;
   write?: (prompt: string) => string;
+  /** The writer stops at the output limit. */
+  writeCutOff?: boolean;
   /** Milliseconds an extraction call takes. */
   extractDelay?: number;
   /** An extraction waits until this many extractions are in flight at once (at most 5 s). */
@@ -126,7 +132,8 @@ export function researchModel(script: Script): Provider & { calls: ModelCall[]; 
         } else out = script.write?.(prompt) ?? 'An answer [1].';
         if (request.signal?.aborted) throw new Error('aborted');
         for (const piece of out.match(/.{1,20}/gs) ?? []) request.onEvent?.({ type: 'text', delta: piece });
-        return { ...reply([text(out)]), model: request.model };
+        const cut = script.writeCutOff && (step === 'write' || step === 'report');
+        return { ...reply([text(out)], cut ? 'length' : undefined), model: request.model };
       } finally {
         inFlight--;
         call.end = Date.now();

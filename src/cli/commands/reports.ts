@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
-import { writeFileAtomic } from '../files.js';
+import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
 import { groundingSummary } from '../research-render.js';
 import { formatUsd, formatWhen, type Style, styleFor } from '../style.js';
@@ -23,6 +23,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     throw new UsageError(`--show and --delete take a run number, not search words ("${query}").`);
   if (options.out !== undefined && options.show === undefined)
     throw new UsageError('--out writes one saved run: use it with --show <id>.');
+  if (options.out !== undefined) checkWritable(options.out);
 
   const db = openDb(options.db);
   try {
@@ -59,10 +60,6 @@ export async function runReports(query: string | undefined, options: ReportsOpti
 }
 
 async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
-  if (options.out !== undefined) {
-    // Loaded only for --out: the research command's module brings the whole chain with it.
-    writeFileAtomic(options.out, runMarkdown(run));
-  }
   if (options.json) {
     // The saved object as `agent research --json` printed it, with the run's number first.
     const out: Record<string, unknown> = { id: run.id, ...run.result };
@@ -86,6 +83,10 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
         ...sources.map((x) => `[${x.n}] ${x.title} — ${x.location}${readOn(x)}`),
       );
     process.stdout.write(`${lines.join('\n')}\n`);
+    if (run.result.truncated === true)
+      process.stderr.write(
+        styleFor(process.stderr).yellow('\nThis answer was cut off at the output limit: it is incomplete.\n'),
+      );
     // The checks as the run showed them: sentences whose numbers or quotes the cited sources lack.
     const grounding = run.result.grounding as Grounding | undefined;
     if (Array.isArray(grounding?.unsupported) && grounding.unsupported.length > 0) {
@@ -97,8 +98,10 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
       );
     }
   }
-  if (options.out !== undefined)
+  if (options.out !== undefined) {
+    writeFileAtomic(options.out, runMarkdown(run));
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
+  }
 }
 
 /** One aligned line per run; the question takes what is left of the width. */
@@ -124,6 +127,7 @@ export function runMarkdown(run: SavedRun): string {
   if (run.mode === 'extractive')
     lines.push('_No model was used: extractive answer from local documents._', '');
   lines.push(run.answer, '');
+  if (run.result.truncated === true) lines.push('_Cut off at the output limit: this is incomplete._', '');
   const sources = savedSources(run);
   if (sources.length > 0) {
     lines.push('## Sources', '');

@@ -4,7 +4,7 @@ import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
-import { writeFileAtomic } from '../files.js';
+import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
@@ -58,6 +58,7 @@ export async function runResearchCommand(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
   const contentDir = contentDirectory(o.content);
+  if (o.out) checkWritable(o.out);
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
@@ -93,16 +94,18 @@ export async function runResearchCommand(
     db.close();
   }
 
-  if (o.out) writeFileAtomic(o.out, toMarkdown(result));
-  if (o.json) {
-    process.stdout.write(`${toJson(result)}\n`);
-    return result;
-  }
-  printResearch(result, renderer.answerShown);
+  // The answer is shown (and was saved) before the file is written: a failed write loses nothing.
   const err = styleFor(process.stderr);
-  if (o.out) process.stderr.write(err.dim(`Written to ${o.out}\n`));
-  if (result.id !== undefined)
-    process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
+  if (o.json) process.stdout.write(`${toJson(result)}\n`);
+  else {
+    printResearch(result, renderer.answerShown);
+    if (result.id !== undefined)
+      process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
+  }
+  if (o.out) {
+    writeFileAtomic(o.out, toMarkdown(result));
+    if (!o.json) process.stderr.write(err.dim(`Written to ${o.out}\n`));
+  }
   return result;
 }
 

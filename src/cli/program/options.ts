@@ -4,8 +4,9 @@ import { PROVIDERS } from '../../providers/registry.js';
 // Option parsers and options shared by several commands.
 
 export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('expected a whole number of at least 1.');
   return n;
 }
 

@@ -3,8 +3,9 @@ import { positiveInt, providerOption } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 function perSearch(value: string): number {
-  const n = positiveInt(value);
-  if (n > 10) throw new InvalidArgumentError('expected a whole number from 1 to 10.');
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 10)
+    throw new InvalidArgumentError('expected a whole number from 1 to 10.');
   return n;
 }
 
