@@ -111,6 +111,19 @@ describe('agent research with a model: reports, deep rounds and history', () => 
     expect(shown.stderr).toMatch(/does not contain: \$250/);
   });
 
+  it('refuses an --out it cannot write before any model call, exit 2', async () => {
+    const db = tempDb();
+    const env = { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: db };
+    for (const out of ['/nonexistent-folder/report.md', tmpdir()]) {
+      const r = await runCli(['research', ...model, '--out', out, QUESTION], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^agent: Cannot write --out .*: (its folder does not exist|it is a folder)\.\n$/,
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('Ctrl-C exits 130 and keeps nothing', async () => {
     hang = true;
     const db = tempDb();
