@@ -2,7 +2,7 @@ import type { Ora } from 'ora';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
 import type { Source, SourceReport } from '../research/sources.js';
-import { formatInt, formatUsd, styleFor } from './style.js';
+import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js';
 
 const STEP_LABEL: Record<ResearchStep, string> = {
   index: 'Indexing local documents',
@@ -23,6 +23,7 @@ const stepLabel = (name: ResearchStep, round?: number) =>
 /** Progress on stderr (a spinner per step on a terminal, plain lines otherwise), the answer on stdout. */
 export class ResearchRenderer {
   private streamed = false;
+  private readonly cleanStream = streamCleaner();
   private readonly err = styleFor(process.stderr);
 
   constructor(
@@ -42,14 +43,14 @@ export class ResearchRenderer {
         this.line(sourceLine(e.report, this.err));
         break;
       case 'notice':
-        this.line(this.err.yellow(e.message));
+        this.line(this.err.yellow(clean(e.message)));
         break;
       case 'text':
         if (!this.streamAnswer) break;
         if (this.spinner?.isSpinning) this.spinner.succeed();
         if (!this.streamed) process.stdout.write('\n');
         this.streamed = true;
-        process.stdout.write(e.delta);
+        process.stdout.write(this.cleanStream(e.delta));
         break;
       case 'spend':
         break;
@@ -83,7 +84,7 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   const detail = report.detail?.startsWith(report.label)
     ? report.detail.slice(report.label.length).trim().replace(/\.$/, '')
     : report.detail;
-  const r = { ...report, detail };
+  const r = { ...report, label: clean(report.label), detail: detail && clean(detail) };
   const n = r.n ? `[${r.n}] ` : '';
   switch (r.status) {
     case 'read':
@@ -106,7 +107,7 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
 /** `[n] title — location`, and for web pages the day they were read. */
 export function sourceEntry(src: Source): string {
   const read = src.readAt ? ` (read ${src.readAt.slice(0, 10)})` : '';
-  return `${src.title} — ${src.location}${read}`;
+  return clean(`${src.title} — ${src.location}${read}`);
 }
 
 export function sourceList(result: Pick<ResearchResult, 'sources'>): string {

@@ -68,3 +68,37 @@ export function formatWhen(iso: string): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
+
+// CSI and OSC sequences, other escapes, and C0/C1 control characters except tab and newline.
+const CONTROL =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g;
+
+/**
+ * Text that came from a model, a web page, a tool or a saved chat, made safe to print: escape sequences
+ * in it could set the window title, write the clipboard (OSC 52) or clear the screen. Our own styling is
+ * added after this, never passed through it.
+ */
+export function clean(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
+/** An escape sequence that is whole: CSI, OSC ended by BEL or ST, or a two-character escape. */
+const WHOLE = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\^_])/;
+
+/**
+ * `clean` for streamed text, where one escape sequence may arrive split across two chunks: an unfinished
+ * one is held back until the next chunk completes it (at most 256 characters), then dropped whole.
+ */
+export function streamCleaner(): (chunk: string) => string {
+  let carry = '';
+  return (chunk) => {
+    let text = carry + chunk;
+    carry = '';
+    const esc = text.lastIndexOf('\x1b');
+    if (esc >= 0 && text.length - esc < 256 && !WHOLE.test(text.slice(esc))) {
+      carry = text.slice(esc);
+      text = text.slice(0, esc);
+    }
+    return clean(text);
+  };
+}

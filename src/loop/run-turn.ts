@@ -139,7 +139,18 @@ export async function runTurn(
         message: `Stopped after ${o.maxTurns} tool turns (--max-turns); asking for an answer without tools.`,
       });
       const final = await call('none');
-      return { messages: added, text: textOf(final), modelCalls, end: 'budget' };
+      // Some servers (Ollama, llama.cpp) ignore tool_choice "none": calls in this last reply are not run,
+      // but each still gets its one result, or the history would be one the APIs refuse.
+      const late = final.content.filter((p): p is ToolCall => p.type === 'toolCall');
+      for (const c of late)
+        added.push(result(c, `Not run: the tool-turn budget (--max-turns ${o.maxTurns}) is spent.`, true));
+      const text = textOf(final);
+      if (late.length && !text.trim())
+        emit({
+          type: 'notice',
+          message: 'The model asked for more tools instead of answering: no answer this turn.',
+        });
+      return { messages: added, text, modelCalls, end: 'budget' };
     }
   }
   throw new Error('unreachable: maxTurns must be at least 1');

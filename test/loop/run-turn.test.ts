@@ -122,6 +122,20 @@ describe('the tool loop', () => {
     assertWellFormed(r.messages);
   });
 
+  it('answers calls in the tools-off reply of a server that ignores tool_choice, without running them', async () => {
+    const notices: string[] = [];
+    const { options, runs } = setup((_req, i) => reply([toolCall(`c${i}`, 'add', { a: i, b: 1 })]), {
+      maxTurns: 1,
+      onEvent: (e) => e.type === 'notice' && notices.push(e.message),
+    });
+    const r = await runTurn([], 'loop', options);
+    expect(runs).toHaveLength(1);
+    expect(r.text).toBe('');
+    expect(r.messages.at(-1)).toMatchObject({ role: 'toolResult', toolCallId: 'c1', isError: true });
+    expect(notices.at(-1)).toMatch(/asked for more tools instead of answering/);
+    assertWellFormed(r.messages);
+  });
+
   it('never runs the call a reply was cut off in, even if its JSON happens to parse', async () => {
     const { options, runs } = setup([
       reply([toolCall('ok', 'add', { a: 1, b: 1 }), toolCall('cut', 'add', { a: 1, b: 2 })], 'length'),

@@ -1,11 +1,11 @@
 import type { Ora } from 'ora';
 import type { LoopEvent } from '../../loop/run-turn.js';
 import type { ToolCall } from '../../types.js';
-import { type Style, styleFor } from '../style.js';
+import { clean, type Style, streamCleaner, styleFor } from '../style.js';
 
 /** A one-line, shortened view of a tool result for the trace. */
 export function summarize(text: string, max = 100): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = clean(text).replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -27,6 +27,9 @@ export class TurnRenderer {
     this.dimErr = styleFor(err);
   }
 
+  /** Escape sequences in the answer are dropped, even when one is split across two chunks. */
+  private readonly cleanStream = streamCleaner();
+
   handle = (e: LoopEvent): void => {
     switch (e.type) {
       case 'modelCallStart':
@@ -34,8 +37,11 @@ export class TurnRenderer {
         break;
       case 'text':
         this.pause();
-        this.out.write(e.delta);
-        if (e.delta) this.atLineStart = e.delta.endsWith('\n');
+        {
+          const text = this.cleanStream(e.delta);
+          this.out.write(text);
+          if (text) this.atLineStart = text.endsWith('\n');
+        }
         break;
       case 'toolRun':
         this.pause();
@@ -52,7 +58,7 @@ export class TurnRenderer {
         break;
       case 'notice':
         this.pause();
-        this.trace(this.dimErr.yellow(e.message));
+        this.trace(this.dimErr.yellow(clean(e.message)));
         break;
     }
   };

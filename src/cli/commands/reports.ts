@@ -4,7 +4,7 @@ import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../
 import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
 import { groundingSummary } from '../research-render.js';
-import { formatUsd, formatWhen, type Style, styleFor } from '../style.js';
+import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
 
 export interface ReportsOptions {
   limit: number;
@@ -72,15 +72,15 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
       s.dim(
         `Research run #${run.id} · ${formatWhen(run.createdAt)} · ${run.mode} · ${formatUsd(run.costUsd)}`,
       ),
-      s.bold(run.question),
+      s.bold(clean(run.question)),
       '',
-      run.answer,
+      clean(run.answer),
     ];
     if (sources.length > 0)
       lines.push(
         '',
         s.bold('Sources'),
-        ...sources.map((x) => `[${x.n}] ${x.title} — ${x.location}${readOn(x)}`),
+        ...sources.map((x) => clean(`[${x.n}] ${x.title} — ${x.location}${readOn(x)}`)),
       );
     process.stdout.write(`${lines.join('\n')}\n`);
     if (run.result.truncated === true)
@@ -113,7 +113,7 @@ export function listing(runs: RunSummary[], width: number, s: Style): string {
       const cells = r.map((c, i) => (i === 0 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
       const head = cells.join('  ');
       const room = Math.max(20, width - head.length - 3);
-      const question = runs[k]!.question.replace(/\s+/g, ' ').trim();
+      const question = clean(runs[k]!.question).replace(/\s+/g, ' ').trim();
       const cut = question.length > room ? `${question.slice(0, room - 1)}…` : question;
       return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
     })

@@ -16,7 +16,7 @@ import {
   usageLine,
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
-import { styleFor } from '../style.js';
+import { clean, styleFor } from '../style.js';
 
 export interface ResearchCommandOptions {
   provider?: string;
@@ -119,7 +119,7 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
     }
-    process.stdout.write(result.answer);
+    process.stdout.write(clean(result.answer));
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');

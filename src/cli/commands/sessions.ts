@@ -11,7 +11,7 @@ import {
 import type { ToolResultMessage } from '../../types.js';
 import { summarize } from '../chat/turn-render.js';
 import { openDb } from '../open-db.js';
-import { formatCost, formatWhen, type Style, styleFor } from '../style.js';
+import { clean, formatCost, formatWhen, type Style, styleFor } from '../style.js';
 
 export interface SessionsOptions {
   limit: number;
@@ -88,7 +88,7 @@ export function listing(sessions: SessionSummary[], width: number, s: Style): st
       const cells = r.map((c, i) => (i === 0 || i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
       const head = cells.join('  ');
       const room = Math.max(20, width - head.length - 3);
-      const first = oneLine(sessions[k]!.firstMessage);
+      const first = oneLine(clean(sessions[k]!.firstMessage));
       const cut = first.length > room ? `${first.slice(0, room - 1)}…` : first;
       return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
     })
@@ -113,7 +113,7 @@ export function conversation(session: SessionSummary, messages: StoredMessage[],
       const now = `${entry.provider} ${entry.model}`;
       if (usedWith && now !== usedWith) out.push(s.dim(`(continued with ${now})`));
       usedWith = now;
-      out.push(`${s.bold('You:')} ${m.content}`);
+      out.push(`${s.bold('You:')} ${clean(m.content)}`);
       return;
     }
     // The results of this message's calls follow it.
@@ -123,7 +123,8 @@ export function conversation(session: SessionSummary, messages: StoredMessage[],
       results.set(r.toolCallId, r);
     }
     for (const part of m.content) {
-      if (part.type === 'text' && part.text.trim()) out.push(`${s.bold('Assistant:')} ${part.text.trim()}`);
+      if (part.type === 'text' && part.text.trim())
+        out.push(`${s.bold('Assistant:')} ${clean(part.text).trim()}`);
       else if (part.type === 'toolCall') {
         const r = results.get(part.id);
         const outcome = !r ? '' : r.isError ? ` ✗ ${summarize(r.content)}` : ` = ${summarize(r.content)}`;
