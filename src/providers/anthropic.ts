@@ -165,9 +165,13 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
                 });
                 request.onEvent?.({ type: 'toolCallStart', id: b.id, name: b.name });
               } else if (b.type === 'thinking') {
-                const thinking = { type: 'thinking' as const, thinking: b.thinking, signature: b.signature };
+                const thinking = {
+                  type: 'thinking' as const,
+                  thinking: b.thinking ?? '',
+                  signature: b.signature ?? '',
+                };
                 blocks.set(event.index, {
-                  part: { type: 'reasoning', provider: 'anthropic', text: b.thinking, data: thinking },
+                  part: { type: 'reasoning', provider: 'anthropic', text: b.thinking ?? '', data: thinking },
                   thinking,
                 });
               } else if (b.type === 'redacted_thinking') {

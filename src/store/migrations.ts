@@ -32,21 +32,34 @@ export const migrations = (): Migration[] => {
 /** A database that has a step this version does not know was written by a newer version. */
 export class NewerSchemaError extends Error {}
 
+/**
+ * Refuses a database written by a newer version, by reading only: called before anything (WAL mode,
+ * permissions, migrations) could change the file.
+ */
+export function refuseNewerSchema(db: Database, steps: Migration[] = migrations()): void {
+  const hasTable = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!hasTable) return;
+  const known = new Set(steps.map((s) => s.name));
+  const unknown = (db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[])
+    .map((r) => r.name)
+    .filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new NewerSchemaError(
+      `it was written by a newer version of agent (unknown schema step ${unknown.join(', ')}); upgrade agent, or set AGENT_DB to another file`,
+    );
+  }
+}
+
 export function migrate(db: Database, steps: Migration[] = migrations()): string[] {
+  refuseNewerSchema(db, steps);
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
   );
   const applied = new Set(
     (db.prepare('SELECT name FROM schema_migrations').all() as { name: string }[]).map((r) => r.name),
   );
-  const known = new Set(steps.map((s) => s.name));
-  const unknown = [...applied].filter((name) => !known.has(name)).sort();
-  if (unknown.length > 0) {
-    // Refused before anything is changed: an older program must not touch a newer schema.
-    throw new NewerSchemaError(
-      `it was written by a newer version of agent (unknown schema step ${unknown.join(', ')}); upgrade agent, or set AGENT_DB to another file`,
-    );
-  }
   const ran: string[] = [];
   for (const step of steps) {
     if (applied.has(step.name)) continue;

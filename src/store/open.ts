@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, stat
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentError, ConfigError, errorMessage } from '../errors.js';
-import { migrate } from './migrations.js';
+import { migrate, refuseNewerSchema } from './migrations.js';
 import { dataDirectory, defaultDatabasePath } from './paths.js';
 
 export type Db = Database.Database;
@@ -44,6 +44,8 @@ export function openStore(path: string = defaultDatabasePath(), options: OpenOpt
     // The busy timeout comes first, so that even switching to WAL waits for another process instead of
     // failing. WAL lets a reader and a writer work at once.
     db.pragma('busy_timeout = 5000');
+    // Before WAL mode or permissions change anything: a newer version's database is left as it is.
+    refuseNewerSchema(db);
     enableWal(db);
     // SQLite gives -wal and -shm the database file's mode; files left more open by an older version
     // are tightened here, now that WAL mode has made them exist.

@@ -140,6 +140,58 @@ describe('anthropic (Messages API)', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('sends back a thinking block whose start left out the signature, with the signature streamed after', async () => {
+    const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    const usage = { input_tokens: 10, output_tokens: 1 };
+    server.queue.push(
+      sse(
+        frame('message_start', {
+          type: 'message_start',
+          message: { id: 'm1', type: 'message', role: 'assistant', model: 'x', content: [], usage },
+        }) +
+          // As in Anthropic's own documentation example: no "signature" key in the block's start.
+          frame('content_block_start', {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'thinking', thinking: '' },
+          }) +
+          frame('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'thinking_delta', thinking: 'Add them.' },
+          }) +
+          frame('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'signature_delta', signature: 'SIG123' },
+          }) +
+          frame('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+          frame('content_block_start', {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'add', input: {} },
+          }) +
+          frame('content_block_delta', {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: '{"a":2,"b":3}' },
+          }) +
+          frame('content_block_stop', { type: 'content_block_stop', index: 1 }) +
+          frame('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: 'tool_use' },
+            usage: { output_tokens: 5 },
+          }) +
+          frame('message_stop', { type: 'message_stop' }),
+      ),
+      sse(fixture('anthropic/text-end-turn.sse')),
+    );
+    await roundTrip('anthropic', 'claude-sonnet-5-5');
+    const second = server.requests[1]!.body as any;
+    const thinking = second.messages[1].content[0];
+    expect(thinking).toEqual({ type: 'thinking', thinking: 'Add them.', signature: 'SIG123' });
+  });
+
   it('turns a 401 into one clear line naming the key, without retrying', async () => {
     server.queue.push(
       json(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }),

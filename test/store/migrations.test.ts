@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from '../../src/store/migrations.js';
@@ -69,14 +69,18 @@ describe('migrations', () => {
     const path = oldDatabase();
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES ('999_from_the_future', 1)").run();
-    db.pragma('journal_mode = WAL');
     db.close();
+    // A rollback-journal file, readable by others: neither its journal mode nor its permissions change.
+    chmodSync(path, 0o644);
     const before = readFileSync(path);
     const r = await runCli(['--db', path, 'notes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/newer version of agent.*999_from_the_future/);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
     expect(readFileSync(path).equals(before)).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o644);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(r.stderr).not.toMatch(/Tightened/);
   });
 
   it('open the file in WAL mode with a busy timeout', () => {
