@@ -159,7 +159,9 @@ describe('agent reports', () => {
     );
     const unwritable = await run('--show', String(refunds), '--out', '/no/such/folder/run.md');
     expect(unwritable.code).toBe(2);
-    expect(unwritable.stderr).toBe('agent: Cannot write --out /no/such/folder/run.md: its folder does not exist.\n');
+    expect(unwritable.stderr).toBe(
+      'agent: Cannot write --out /no/such/folder/run.md: its folder does not exist.\n',
+    );
   });
 
   it('deletes a run and says so; the run is gone', async () => {
