@@ -55,6 +55,23 @@ describe('agent chat, piped', () => {
     );
   });
 
+  it('an unknown /command says so on stderr; a line starting with // is sent as a message', async () => {
+    server.queue.push(sse(chatSse({ text: 'That is the password file.' })));
+    const r = await runCli(['chat', '--provider', 'openai-compatible', '--model', 'm'], {
+      env: { OPENAI_BASE_URL: `${server.url}/v1`, AGENT_DB: tempDb() },
+      input: '/nope\n//etc/passwd, what is it?\n',
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('That is the password file.\n');
+    expect(r.stderr).toMatch(
+      /Unknown command \/nope\. Try \/help, or start the line with \/\/ to send it as a message\./,
+    );
+    expect((server.requests[0]!.body as any).messages.at(-1)).toEqual({
+      role: 'user',
+      content: '/etc/passwd, what is it?',
+    });
+  });
+
   it('works through Anthropic with prompt caching and reports cache reads in /cost', async () => {
     server.queue.push(
       sse(

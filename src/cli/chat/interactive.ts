@@ -5,7 +5,7 @@ import type { ToolCall } from '../../types.js';
 import { createSpinner } from '../spinner.js';
 import { styleFor } from '../style.js';
 import type { Chat } from './context.js';
-import { costLine, slash } from './slash.js';
+import { asMessage, costLine, slash } from './slash.js';
 import { summarize, TurnRenderer } from './turn-render.js';
 
 /**
@@ -44,12 +44,13 @@ export async function interactive(chat: Chat): Promise<void> {
     for (;;) {
       const line = await keyboard.next(s.bold('› '));
       if (line === null) break;
-      const text = line.trim();
-      if (!text) continue;
+      const typed = line.trim();
+      if (!typed) continue;
+      const text = asMessage(typed);
       busy = new AbortController();
       try {
-        if (text.startsWith('/')) {
-          if (!(await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
+        if (text === undefined) {
+          if (!(await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
           continue;
         }
         const turn = new TurnRenderer(process.stdout, process.stderr, spinner);

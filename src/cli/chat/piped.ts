@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Chat } from './context.js';
-import { slash } from './slash.js';
+import { asMessage, slash } from './slash.js';
 import { TurnRenderer } from './turn-render.js';
 
 /** One user message per non-empty line; answers on stdout, traces on stderr. Stops at the first failure. */
@@ -16,11 +16,12 @@ export async function piped(chat: Chat): Promise<void> {
   process.on('SIGINT', onSigint);
   try {
     for await (const raw of rl) {
-      const text = raw.trim();
-      if (!text) continue;
+      const typed = raw.trim();
+      if (!typed) continue;
+      const text = asMessage(typed);
       busy = new AbortController();
-      if (text.startsWith('/')) {
-        const go = await slash(chat, text, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
+      if (text === undefined) {
+        const go = await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
           (error) => {
             throw asAgentError(error);
           },

@@ -46,6 +46,12 @@ function sessionLine(chat: Chat): string {
     : `This is session #${id}: agent chat --session ${id} resumes it.`;
 }
 
+/** A typed line as a message, or undefined for a slash command; `//…` sends a message that starts with `/`. */
+export function asMessage(line: string): string | undefined {
+  if (line.startsWith('//')) return line.slice(1);
+  return line.startsWith('/') ? undefined : line;
+}
+
 /** Slash commands; resolves false when the chat should end. */
 export async function slash(
   chat: Chat,
@@ -83,7 +89,11 @@ export async function slash(
       await researchInChat(chat, line.slice(command.length).trim(), signal);
       break;
     default:
-      write(`Unknown command ${command}. Try /help.`);
+      // On stderr: in pipe mode stdout carries only answers. A message that must start with / can be sent
+      // with a space before it.
+      process.stderr.write(
+        `Unknown command ${command}. Try /help, or start the line with // to send it as a message.\n`,
+      );
   }
   return true;
 }
