@@ -71,6 +71,11 @@ function oneLine(text: string): string {
 export class McpConnection {
   /** Why the server can no longer be used; set when it exits or the connection drops. */
   private stopped: string | undefined;
+
+  /** Whether the server is still there: its tools are offered only while it is. */
+  get alive(): boolean {
+    return this.stopped === undefined;
+  }
   private closing = false;
 
   private constructor(
@@ -109,7 +114,7 @@ export class McpConnection {
       else connection.stopped = why ? `it exited (${why})` : 'it exited';
       if (ready)
         o.onWarning(
-          `The MCP server "${config.name}" stopped: ${connection.stopped}. Its tools now return errors.`,
+          `The MCP server "${config.name}" stopped: ${connection.stopped}. Its tools are no longer offered; calls already made get errors.`,
         );
     };
 

@@ -8,6 +8,8 @@ import { SchemaCompiler } from './validator.js';
 /** What a tool needs of its server: a way to call it. */
 export interface McpCaller {
   call(tool: string, args: unknown, signal: AbortSignal): Promise<CallToolResult>;
+  /** False once the server has stopped. */
+  readonly alive?: boolean;
 }
 
 export interface ServerTools {
@@ -62,6 +64,7 @@ export function buildMcpTools(
         parameters: portableSchema(t.inputSchema),
         validate,
         needsConfirmation: t.annotations?.readOnlyHint !== true,
+        available: () => caller.alive !== false,
         run: async (input, { signal }) => formatToolResult(await caller.call(t.name, input, signal)),
       });
       origins.set(name, server);

@@ -14,14 +14,19 @@ export function toToolSpec(tool: AnyTool): ToolSpec {
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
-  readonly specs: ToolSpec[];
+  private readonly allSpecs: ToolSpec[];
 
   constructor(readonly tools: AnyTool[]) {
     for (const t of tools) {
       if (this.byName.has(t.name)) throw new Error(`Two tools are named ${t.name}.`);
       this.byName.set(t.name, t);
     }
-    this.specs = tools.map(toToolSpec);
+    this.allSpecs = tools.map(toToolSpec);
+  }
+
+  /** What is offered to the model now: every tool but those that said they can no longer work. */
+  get specs(): ToolSpec[] {
+    return this.allSpecs.filter((_, i) => this.tools[i]!.available?.() !== false);
   }
 
   get(name: string): AnyTool | undefined {

@@ -13,6 +13,8 @@ interface ToolBase<Input> {
   description: string;
   /** Ask the user before running (or require --yes when there is nobody to ask). */
   needsConfirmation?: boolean;
+  /** False once the tool can no longer work (its MCP server stopped): it is then no longer offered. */
+  available?(): boolean;
   /** Returns the result text for the model; throws (ideally a ToolError) when the call failed. */
   run(input: Input, context: ToolContext): Promise<string>;
 }

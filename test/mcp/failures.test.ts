@@ -14,7 +14,7 @@ afterEach(closeAllServers);
 describe('MCP servers that fail', () => {
   it('a server that crashes mid-call gives error results and the turn goes on', async () => {
     const { mcp, warnings } = await loadServers({ dict: testServer('--crash-on', 'save_entry') });
-    const { options } = mcpTurnOptions(
+    const { options, provider } = mcpTurnOptions(
       mcp,
       [
         reply([toolCall('c1', 'mcp__dict__save_entry', { word: 'cat', meaning: 'a pet' })]),
@@ -31,8 +31,14 @@ describe('MCP servers that fail', () => {
       [`mcp__dict__lookup failed: ${stopped}`, true],
     ]);
     expect(warnings).toEqual([
-      'The MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt). Its tools now return errors.',
+      'The MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt). Its tools are no longer offered; calls already made get errors.',
     ]);
+    // Offered before the crash, not after it.
+    const offered = provider.requests.map((q) =>
+      (q.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('mcp__')),
+    );
+    expect(offered[0]).toEqual(['mcp__dict__lookup', 'mcp__dict__save_entry']);
+    expect(offered.at(-1)).toEqual([]);
   });
 
   it('a server that fails to start costs only its own tools, with one warning each', async () => {

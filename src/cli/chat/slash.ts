@@ -34,7 +34,8 @@ export function toolList(chat: Chat): string {
       const server = origins.get(t.name);
       const from = server ? `MCP server "${server}"` : 'built-in';
       const asks = t.needsConfirmation ? (chat.options.yes ? ', approved by --yes' : ', asks first') : '';
-      return `${t.name.padEnd(width)}  ${from}${asks}`;
+      const gone = t.available?.() === false ? ' (stopped: no longer offered)' : '';
+      return `${t.name.padEnd(width)}  ${from}${asks}${gone}`;
     })
     .join('\n');
 }
