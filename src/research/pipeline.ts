@@ -115,8 +115,14 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   };
   const createdAt = new Date().toISOString();
   emit({ type: 'step', name: 'index' });
-  const { skipped } = await refreshIndex(o.db, o.contentDir, { signal: o.signal });
+  const stats = await refreshIndex(o.db, o.contentDir, { signal: o.signal });
+  const { skipped } = stats;
   for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
+  if (stats.added + stats.updated + stats.unchanged === 0)
+    emit({
+      type: 'notice',
+      message: `The content folder ${o.contentDir} holds no ${skipped.length ? 'readable ' : ''}documents (.md, .markdown, .txt, .html, .htm, .docx, .pdf).`,
+    });
   if (o.signal?.aborted) throw new AbortedError();
 
   if (!o.models) {

@@ -64,6 +64,14 @@ describe('agent research without a key (the README quick start)', () => {
     expect(r.stdout).toMatch(/^No model was used/);
   });
 
+  it('says when the content folder holds no documents', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'agent-empty-'));
+    const r = await runCli(['research', '--content', empty, 'anything'], { env: { AGENT_DB: tempDb() } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`The content folder ${empty} holds no documents`);
+    expect(r.stdout).toBe('No passage in the local documents matches this question.\n');
+  });
+
   it('says plainly when nothing in the documents matches, with no empty source list', async () => {
     const r = await runCli(['research', 'zebra migration patterns'], { env: { AGENT_DB: tempDb() } });
     expect(r.code).toBe(0);
