@@ -104,8 +104,8 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   }
 }
 
-/** `[n] title — location`, and for web pages the day they were read. */
-export function sourceEntry(src: Source): string {
+/** `title — location`, and for web pages the day they were read. */
+export function sourceEntry(src: Pick<Source, 'title' | 'location' | 'readAt'>): string {
   const read = src.readAt ? ` (read ${src.readAt.slice(0, 10)})` : '';
   return clean(`${src.title} — ${src.location}${read}`);
 }
@@ -155,20 +155,41 @@ export function usageLine(result: ResearchResult): string {
   );
 }
 
+/**
+ * The head of a run as Markdown, for `research --out` and `reports --show --out`: the question as title
+ * unless the answer has its own, the answer, and what a reader must know of it.
+ */
+export function markdownAnswer(o: {
+  question: string;
+  mode: string;
+  answer: string;
+  truncated: boolean;
+  ownTitle: boolean;
+}): string[] {
+  const lines: string[] = [];
+  if (!o.ownTitle) lines.push(`# ${o.question}`, '');
+  if (o.mode === 'extractive') lines.push('_No model was used: extractive answer from local documents._', '');
+  lines.push(o.answer, '');
+  if (o.truncated) lines.push('_Cut off at the output limit: this is incomplete._', '');
+  return lines;
+}
+
+/** A source as a Markdown list item: a path in code, a URL in angle brackets with the day it was read. */
+export function markdownSource(
+  s: Pick<Source, 'n' | 'title' | 'location' | 'readAt'> & { kind?: string },
+): string {
+  const where = s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``;
+  const read = s.readAt ? `, read ${s.readAt.slice(0, 10)}` : '';
+  return `${s.n}. ${s.title} — ${where}${read}`;
+}
+
 /** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */
 export function toMarkdown(result: ResearchResult): string {
-  const lines: string[] = [];
-  if (!(result.settings.report && /^#\s/.test(result.answer))) lines.push(`# ${result.question}`, '');
-  if (result.mode === 'extractive')
-    lines.push('_No model was used: extractive answer from local documents._', '');
-  lines.push(result.answer, '');
-  if (result.truncated) lines.push('_Cut off at the output limit: this is incomplete._', '');
-  lines.push('## Sources', '');
-  for (const s of result.sources) {
-    const where = s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``;
-    const read = s.readAt ? `, read ${s.readAt.slice(0, 10)}` : '';
-    lines.push(`${s.n}. ${s.title} — ${where}${read}`);
-  }
+  const lines = markdownAnswer({
+    ...result,
+    ownTitle: result.settings.report && /^#\s/.test(result.answer),
+  });
+  lines.push('## Sources', '', ...result.sources.map(markdownSource));
   const checks = [...citationSummary(result), ...groundingSummary(result)];
   lines.push(
     '',

@@ -9,8 +9,9 @@ export interface CitationCheck {
   uncited: string[];
 }
 
-const CITE = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
-const HAS_CITE = /\[\d+(?:\s*,\s*\d+)*\]/;
+/** `[1]`, `[1, 3]`: every citation (the numbers in group 1); and whether a text carries one. */
+export const CITE = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+export const HAS_CITE = /\[\d+(?:\s*,\s*\d+)*\]/;
 
 /** Every `[n]` must name a collected source; every sentence that states something must carry one. */
 export function checkCitations(answer: string, sourceNumbers: number[]): CitationCheck {

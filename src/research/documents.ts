@@ -21,7 +21,12 @@ export {
   searchDocuments,
   searchPassages,
 } from './documents/search.js';
-export { type DocumentSourceText, documentSource, textSource } from './documents/source.js';
+export {
+  type DocumentSourceText,
+  documentSource,
+  type IndexedDocumentSource,
+  textSource,
+} from './documents/source.js';
 export type { SkippedFile } from './documents/walk.js';
 
 /** `--content`, else `AGENT_CONTENT_DIR`, else the sample documents shipped in the package. */

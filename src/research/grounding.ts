@@ -1,3 +1,4 @@
+import { CITE, HAS_CITE } from './citations.js';
 import { proseSentences } from './text.js';
 
 // The grounding check: every number, date and quoted phrase in a sentence that cites sources must appear in
@@ -40,8 +41,6 @@ interface SourceFacts {
   phrases: () => string;
 }
 
-const CITE = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
-const HAS_CITE = /\[\d+(?:\s*,\s*\d+)*\]/;
 
 export function checkGrounding(answer: string, sources: GroundingSource[]): Grounding {
   const texts = new Map(sources.map((s) => [s.n, s.text]));

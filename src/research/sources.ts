@@ -2,7 +2,7 @@ import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { searchBackendName } from '../tools/search/config.js';
 import { normalizeUrl } from '../tools/search/url.js';
-import { documentSource, getDocument, textSource } from './documents.js';
+import { documentSource, textSource } from './documents.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -65,7 +65,8 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   let room = o.room;
   const report = (r: SourceReport) => o.onReport?.(r);
   const collected = (s: Omit<Source, 'n'>): Source => {
-    const source: Source = { ...s, n: 0, text: s.text.slice(0, MAX_SOURCE_CHARS) };
+    // Every text here is within MAX_SOURCE_CHARS already: documents and pages through their budget.
+    const source: Source = { ...s, n: 0 };
     o.onSource?.(source);
     return source;
   };
@@ -76,9 +77,9 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       report({ label: slug, status: 'skipped', detail: '--max-sources reached' });
       continue;
     }
-    const doc = getDocument(o.db, o.root, slug);
-    const read = doc && documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
-    if (!doc || !read) {
+    // One read of the document: its text (whole or the matching passages), title and path.
+    const read = documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+    if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;
     }
@@ -87,8 +88,8 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     // Documents come first in plan order, so their numbers are known now.
     const s = collected({
       kind: 'document',
-      title: doc.title,
-      location: doc.path,
+      title: read.title,
+      location: read.path,
       slug,
       text: read.text,
       status: read.excerpted ? 'excerpts' : 'read',

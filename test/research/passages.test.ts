@@ -194,7 +194,12 @@ describe('a document as a source', () => {
     const dir = folder({ 'travel.md': body });
     const db = openStore(':memory:');
     await refreshIndex(db, dir);
-    expect(documentSource(db, dir, 'travel', [question], 24_000)).toEqual({ text: body, excerpted: false });
+    expect(documentSource(db, dir, 'travel', [question], 24_000)).toEqual({
+      text: body,
+      excerpted: false,
+      title: 'Travel',
+      path: join(dir, 'travel.md'),
+    });
     expect(documentSource(db, dir, 'nothing-here', [question], 24_000)).toBeUndefined();
   });
 

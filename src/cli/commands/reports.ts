@@ -3,7 +3,7 @@ import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
-import { groundingSummary } from '../research-render.js';
+import { groundingSummary, markdownAnswer, markdownSource, sourceEntry } from '../research-render.js';
 import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
 
 export interface ReportsOptions {
@@ -77,11 +77,7 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
       clean(run.answer),
     ];
     if (sources.length > 0)
-      lines.push(
-        '',
-        s.bold('Sources'),
-        ...sources.map((x) => clean(`[${x.n}] ${x.title} — ${x.location}${readOn(x)}`)),
-      );
+      lines.push('', s.bold('Sources'), ...sources.map((x) => `[${x.n}] ${sourceEntry(x)}`));
     process.stdout.write(`${lines.join('\n')}\n`);
     if (run.result.truncated === true)
       process.stderr.write(
@@ -122,22 +118,13 @@ export function listing(runs: RunSummary[], width: number, s: Style): string {
 
 /** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */
 export function runMarkdown(run: SavedRun): string {
-  const lines: string[] = [];
-  if (!/^#\s/.test(run.answer)) lines.push(`# ${run.question}`, '');
-  if (run.mode === 'extractive')
-    lines.push('_No model was used: extractive answer from local documents._', '');
-  lines.push(run.answer, '');
-  if (run.result.truncated === true) lines.push('_Cut off at the output limit: this is incomplete._', '');
+  const lines = markdownAnswer({
+    ...run,
+    truncated: run.result.truncated === true,
+    ownTitle: /^#\s/.test(run.answer),
+  });
   const sources = savedSources(run);
-  if (sources.length > 0) {
-    lines.push('## Sources', '');
-    for (const x of sources) {
-      const where = x.kind === 'web' ? `<${x.location}>` : `\`${x.location}\``;
-      const read = x.readAt ? `, read ${x.readAt.slice(0, 10)}` : '';
-      lines.push(`${x.n}. ${x.title} — ${where}${read}`);
-    }
-    lines.push('');
-  }
+  if (sources.length > 0) lines.push('## Sources', '', ...sources.map(markdownSource), '');
   return lines.join('\n');
 }
 
@@ -158,6 +145,3 @@ function savedSources(run: SavedRun): SavedSource[] {
     return typeof s?.n === 'number' && typeof s.title === 'string' && typeof s.location === 'string';
   });
 }
-
-/** For web pages, the day they were read. */
-const readOn = (x: SavedSource) => (x.readAt ? ` (read ${x.readAt.slice(0, 10)})` : '');

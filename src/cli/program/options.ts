@@ -3,12 +3,18 @@ import { PROVIDERS } from '../../providers/registry.js';
 
 // Option parsers and options shared by several commands.
 
-export function positiveInt(value: string): number {
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new InvalidArgumentError('expected a whole number of at least 1.');
-  return n;
+/** A parser for a whole number written in digits (not `1e3`, not `2.0`) from `min` to `max`. */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  const expected = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+  return (value) => {
+    const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number ${expected}.`);
+    return n;
+  };
 }
+
+export const positiveInt = wholeNumber(1);
 
 /** `--provider`, shared by every command that calls a model. */
 export const providerOption = () =>

@@ -1,13 +1,8 @@
-import { type Command, InvalidArgumentError } from 'commander';
-import { positiveInt, providerOption } from './options.js';
+import type { Command } from 'commander';
+import { positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
-function perSearch(value: string): number {
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 10)
-    throw new InvalidArgumentError('expected a whole number from 1 to 10.');
-  return n;
-}
+const perSearch = wholeNumber(1, 10);
 
 export function addResearchCommand(program: Command): void {
   program

@@ -13,6 +13,12 @@ export interface DocumentSourceText {
   excerpted: boolean;
 }
 
+/** A document as a source: its text as above, with what the source list shows of it. */
+export interface IndexedDocumentSource extends DocumentSourceText {
+  title: string;
+  path: string;
+}
+
 interface Row {
   ordinal: number;
   headingPath: string;
@@ -31,19 +37,20 @@ export function documentSource(
   slug: string,
   queries: string[],
   budget: number,
-): DocumentSourceText | undefined {
+): IndexedDocumentSource | undefined {
   const doc = db
-    .prepare('SELECT id, title, body FROM documents WHERE root = ? AND slug = ?')
-    .get(root, slug) as { id: number; title: string; body: string } | undefined;
+    .prepare('SELECT id, title, path, body FROM documents WHERE root = ? AND slug = ?')
+    .get(root, slug) as { id: number; title: string; path: string; body: string } | undefined;
   if (!doc) return undefined;
-  if (doc.body.length <= budget) return { text: doc.body, excerpted: false };
+  const { title, path } = doc;
+  if (doc.body.length <= budget) return { text: doc.body, excerpted: false, title, path };
 
   const passages = db
     .prepare(
       'SELECT ordinal, heading_path AS headingPath, text FROM passages WHERE document_id = ? ORDER BY ordinal',
     )
     .all(doc.id) as Row[];
-  return excerpt(passages, rankPassages(db, doc.id, queries), doc.title, doc.body, budget);
+  return { ...excerpt(passages, rankPassages(db, doc.id, queries), title, doc.body, budget), title, path };
 }
 
 /**
