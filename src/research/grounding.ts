@@ -41,7 +41,6 @@ interface SourceFacts {
   phrases: () => string;
 }
 
-
 export function checkGrounding(answer: string, sources: GroundingSource[]): Grounding {
   const texts = new Map(sources.map((s) => [s.n, s.text]));
   const scanned = new Map<number, SourceFacts>();
