@@ -101,24 +101,31 @@ function excerpt(
  * rankPassages, each query's scores are scaled so its best passage scores 1, then added up.
  */
 function rankInMemory(passages: Row[], queries: string[]): number[] {
-  const bags = passages.map((p) => words(`${p.headingPath} ${p.text}`).map(stem));
+  // Term counts per passage, made once: a 10 MB PDF has thousands of passages and each query looks up
+  // every term in each of them.
+  const bags = passages.map((p) => {
+    const counts = new Map<string, number>();
+    const stems = words(`${p.headingPath} ${p.text}`).map(stem);
+    for (const w of stems) counts.set(w, (counts.get(w) ?? 0) + 1);
+    return { counts, length: stems.length };
+  });
   const avg = bags.reduce((n, b) => n + b.length, 0) / Math.max(1, bags.length);
   const df = new Map<string, number>();
-  for (const bag of bags) for (const t of new Set(bag)) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const bag of bags) for (const t of bag.counts.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   const total = new Map<number, number>();
   for (const query of queries) {
     const terms = [...new Set(queryTerms(query).map(stem))];
     const scores = bags.map((bag) => {
       let score = 0;
       for (const t of terms) {
-        const tf = bag.filter((w) => w === t).length;
+        const tf = bag.counts.get(t);
         if (!tf) continue;
         const idf = Math.log(1 + (bags.length - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
         score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * bag.length) / avg));
       }
       return score;
     });
-    const best = Math.max(0, ...scores);
+    const best = scores.reduce((a, b) => Math.max(a, b), 0);
     if (best <= 0) continue;
     scores.forEach((s, i) => {
       if (s > 0) total.set(passages[i]!.ordinal, (total.get(passages[i]!.ordinal) ?? 0) + s / best);
