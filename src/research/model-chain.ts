@@ -1,32 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
-import { recordCall } from '../store/ledger.js';
 import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
-import {
-  type AssistantMessage,
-  addUsage,
-  emptyUsage,
-  type Message,
-  type Provider,
-  type Usage,
-} from '../types.js';
 import { type DocumentInfo, listDocuments, searchDocuments } from './documents.js';
-import type {
-  ModelSetup,
-  ResearchEvent,
-  ResearchOptions,
-  ResearchResult,
-  ResearchSettings,
-} from './pipeline.js';
-import {
-  type FollowUp,
-  followUpPrompt,
-  makePlan,
-  PLAN_SYSTEM,
-  type Plan,
-  planPrompt,
-  UnusablePlanError,
-} from './plan.js';
+import { fallbackPlan, followUp, PLAN_LIST_LIMIT } from './follow-up.js';
+import { type Emit, limiter, MAX_TOKENS, modelCaller, RunLedger, settleAll } from './model-call.js';
+import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from './plan.js';
 import {
   EXTRACT_SYSTEM,
   extractPrompt,
@@ -36,19 +14,10 @@ import {
   writePrompt,
 } from './prompts.js';
 import { collectRound, type Source, type SourceReport } from './sources.js';
-
-/**
- * Output caps per step. Generous on purpose: reasoning and thinking tokens count against them, and only
- * the tokens actually used are billed. Reports get more room than short answers.
- */
-const MAX_TOKENS = { plan: 4096, followup: 4096, extract: 8192, write: 16_384, report: 32_000 };
-
-/** Above this many documents the planner sees only the best full-text matches, not the whole list. */
-const PLAN_LIST_LIMIT = 60;
+import type { ModelSetup, ResearchOptions, ResearchResult, ResearchSettings } from './types.js';
 
 export const DEFAULT_CONCURRENCY = 16;
 
-type Emit = (e: ResearchEvent) => void;
 type ChainResult = Pick<
   ResearchResult,
   'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated'
@@ -239,175 +208,4 @@ export async function modelChain(
     rounds,
     truncated,
   };
-}
-
-type Caller = ReturnType<typeof modelCaller>;
-
-/** One model call: recorded in the ledger and reported, whatever step it serves. */
-function modelCaller(o: ResearchOptions, provider: Provider, runId: string, ledger: RunLedger, emit: Emit) {
-  const record = (step: string, reply: AssistantMessage, cancelled = false) => {
-    const costUsd = recordCall(
-      o.db,
-      {
-        command: 'research',
-        runId,
-        step,
-        provider: reply.provider,
-        model: reply.model,
-        usage: reply.usage,
-        cancelled,
-      },
-      o.userPrices,
-    );
-    ledger.add(reply, costUsd);
-    emit({ type: 'spend', step, model: reply.model, usage: reply.usage, costUsd });
-  };
-  return async (
-    step: 'plan' | 'followup' | 'extract' | 'write',
-    model: string,
-    system: string,
-    messages: Message[],
-    onText?: (d: string) => void,
-    maxTokens: number = MAX_TOKENS[step],
-  ) => {
-    if (o.signal?.aborted) throw new AbortedError();
-    let reply: AssistantMessage;
-    try {
-      reply = await provider.complete({
-        model,
-        system,
-        messages,
-        maxTokens,
-        signal: o.signal,
-        onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
-      });
-    } catch (error) {
-      if (error instanceof AbortedError) {
-        // A cancelled call is billed all the same: record what is known of it.
-        if (error.partial) record(step, error.partial, true);
-        throw error;
-      }
-      if (o.signal?.aborted) throw new AbortedError();
-      throw new AgentError(`The ${step} step failed: ${errorMessage(error)}`, { cause: error });
-    }
-    record(step, reply);
-    const text = reply.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-    return { text, stopReason: reply.stopReason };
-  };
-}
-
-/** The run's token and dollar totals; dollars become unknown (null) once any call has no price. */
-class RunLedger {
-  private usage = emptyUsage();
-  private calls = 0;
-  private cost: number | null = 0;
-
-  add(reply: { usage: Usage }, costUsd: number | null): void {
-    this.calls++;
-    this.usage = addUsage(this.usage, reply.usage);
-    this.cost = this.cost === null || costUsd === null ? null : this.cost + costUsd;
-  }
-
-  totals(): ResearchResult['usage'] {
-    return {
-      calls: this.calls,
-      inputTokens: this.usage.input,
-      outputTokens: this.usage.output,
-      cacheReadTokens: this.usage.cacheRead,
-      cacheWriteTokens: this.usage.cacheWrite,
-      reasoningTokens: this.usage.reasoning,
-      costUsd: this.cost,
-    };
-  }
-}
-
-/**
- * The follow-up question to the small model. A reply that is not usable JSON twice ends deepening with a
- * notice (the run still writes from what it has); undefined then.
- */
-async function followUp(
-  o: ResearchOptions,
-  m: ModelSetup,
-  settings: ResearchSettings,
-  call: Caller,
-  st: {
-    sources: Source[];
-    facts: Map<Source, string>;
-    seen: Set<string>;
-    searched: string[];
-    all: DocumentInfo[];
-    known: Set<string>;
-    webAvailable: boolean;
-  },
-): Promise<FollowUp | undefined> {
-  const unread = st.all.filter((d) => !st.seen.has(`doc:${d.slug}`));
-  const shown =
-    unread.length > PLAN_LIST_LIMIT
-      ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT * 2)
-          .filter((d) => !st.seen.has(`doc:${d.slug}`))
-          .slice(0, PLAN_LIST_LIMIT)
-      : unread;
-  const prompt = followUpPrompt({
-    question: o.question,
-    facts: st.sources.map((s) => `[${s.n}] ${s.title}\n${st.facts.get(s) ?? NO_FACTS}`).join('\n\n'),
-    read: st.sources.map((s) => s.slug ?? s.location),
-    searched: st.searched,
-    documents: shown,
-    webAvailable: st.webAvailable,
-    breadth: settings.breadth,
-  });
-  try {
-    const { plan, dropped } = await makePlan(
-      async (messages) => (await call('followup', m.smallModel, PLAN_SYSTEM, messages)).text,
-      prompt,
-      st.known,
-      {
-        breadth: settings.breadth,
-        what: 'follow-up',
-        shape: '{"gaps": [...], "documents": [...], "searches": [...]}',
-      },
-    );
-    if (dropped.length)
-      o.onEvent?.({
-        type: 'notice',
-        message: `The follow-up named unknown documents, ignored: ${dropped.join(', ')}`,
-      });
-    return st.webAvailable ? plan : { ...plan, searches: [] };
-  } catch (error) {
-    if (!(error instanceof UnusablePlanError)) throw error;
-    o.onEvent?.({
-      type: 'notice',
-      message:
-        'The follow-up reply was not usable JSON twice: no further rounds; writing from what was gathered.',
-    });
-    return undefined;
-  }
-}
-
-/** A plan that chose nothing still gets the best full-text matches, rather than an answer from nothing. */
-function fallbackPlan(o: ResearchOptions): Plan {
-  return { documents: searchDocuments(o.db, o.contentDir, o.question, 2).map((h) => h.slug), searches: [] };
-}
-
-/** Runs tasks with at most `limit` in flight, in the order they were queued. */
-export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
-/** Waits for every task, then throws the first failure (so no call is still running when the run ends). */
-async function settleAll(tasks: Promise<void>[]): Promise<void> {
-  const settled = await Promise.allSettled(tasks);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
 }

@@ -1,4 +1,4 @@
-import type { ResearchResult } from './pipeline.js';
+import type { ResearchResult } from './types.js';
 
 /**
  * The result as `agent research --json` prints it and as a saved run keeps it (`agent reports --show <id>

@@ -1,0 +1,84 @@
+import { type DocumentInfo, searchDocuments } from './documents.js';
+import type { Caller } from './model-call.js';
+import {
+  type FollowUp,
+  followUpPrompt,
+  makePlan,
+  PLAN_SYSTEM,
+  type Plan,
+  UnusablePlanError,
+} from './plan.js';
+import { NO_FACTS } from './prompts.js';
+import type { Source } from './sources.js';
+import type { ModelSetup, ResearchOptions, ResearchSettings } from './types.js';
+
+/** Above this many documents the planner sees only the best full-text matches, not the whole list. */
+export const PLAN_LIST_LIMIT = 60;
+
+/**
+ * The follow-up question to the small model. A reply that is not usable JSON twice ends deepening with a
+ * notice (the run still writes from what it has); undefined then.
+ */
+export async function followUp(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  call: Caller,
+  st: {
+    sources: Source[];
+    facts: Map<Source, string>;
+    seen: Set<string>;
+    searched: string[];
+    all: DocumentInfo[];
+    known: Set<string>;
+    webAvailable: boolean;
+  },
+): Promise<FollowUp | undefined> {
+  const unread = st.all.filter((d) => !st.seen.has(`doc:${d.slug}`));
+  const shown =
+    unread.length > PLAN_LIST_LIMIT
+      ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT * 2)
+          .filter((d) => !st.seen.has(`doc:${d.slug}`))
+          .slice(0, PLAN_LIST_LIMIT)
+      : unread;
+  const prompt = followUpPrompt({
+    question: o.question,
+    facts: st.sources.map((s) => `[${s.n}] ${s.title}\n${st.facts.get(s) ?? NO_FACTS}`).join('\n\n'),
+    read: st.sources.map((s) => s.slug ?? s.location),
+    searched: st.searched,
+    documents: shown,
+    webAvailable: st.webAvailable,
+    breadth: settings.breadth,
+  });
+  try {
+    const { plan, dropped } = await makePlan(
+      async (messages) => (await call('followup', m.smallModel, PLAN_SYSTEM, messages)).text,
+      prompt,
+      st.known,
+      {
+        breadth: settings.breadth,
+        what: 'follow-up',
+        shape: '{"gaps": [...], "documents": [...], "searches": [...]}',
+      },
+    );
+    if (dropped.length)
+      o.onEvent?.({
+        type: 'notice',
+        message: `The follow-up named unknown documents, ignored: ${dropped.join(', ')}`,
+      });
+    return st.webAvailable ? plan : { ...plan, searches: [] };
+  } catch (error) {
+    if (!(error instanceof UnusablePlanError)) throw error;
+    o.onEvent?.({
+      type: 'notice',
+      message:
+        'The follow-up reply was not usable JSON twice: no further rounds; writing from what was gathered.',
+    });
+    return undefined;
+  }
+}
+
+/** A plan that chose nothing still gets the best full-text matches, rather than an answer from nothing. */
+export function fallbackPlan(o: ResearchOptions): Plan {
+  return { documents: searchDocuments(o.db, o.contentDir, o.question, 2).map((h) => h.slug), searches: [] };
+}

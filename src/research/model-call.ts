@@ -1,0 +1,132 @@
+import { AbortedError, AgentError, errorMessage } from '../errors.js';
+import { recordCall } from '../store/ledger.js';
+import {
+  type AssistantMessage,
+  addUsage,
+  emptyUsage,
+  type Message,
+  type Provider,
+  type Usage,
+} from '../types.js';
+import type { ResearchEvent, ResearchOptions, ResearchResult } from './types.js';
+
+// How the research chain calls a model: every call recorded in the ledger and the run's totals, whatever
+// step it serves; and the small concurrency helpers the chain runs its calls with.
+
+/**
+ * Output caps per step. Generous on purpose: reasoning and thinking tokens count against them, and only
+ * the tokens actually used are billed. Reports get more room than short answers.
+ */
+export const MAX_TOKENS = { plan: 4096, followup: 4096, extract: 8192, write: 16_384, report: 32_000 };
+
+export type Emit = (e: ResearchEvent) => void;
+export type ModelStep = 'plan' | 'followup' | 'extract' | 'write';
+
+export type Caller = ReturnType<typeof modelCaller>;
+
+/** One model call: recorded in the ledger and reported, whatever step it serves. */
+export function modelCaller(
+  o: ResearchOptions,
+  provider: Provider,
+  runId: string,
+  ledger: RunLedger,
+  emit: Emit,
+) {
+  const record = (step: string, reply: AssistantMessage, cancelled = false) => {
+    const costUsd = recordCall(
+      o.db,
+      {
+        command: 'research',
+        runId,
+        step,
+        provider: reply.provider,
+        model: reply.model,
+        usage: reply.usage,
+        cancelled,
+      },
+      o.userPrices,
+    );
+    ledger.add(reply, costUsd);
+    emit({ type: 'spend', step, model: reply.model, usage: reply.usage, costUsd });
+  };
+  return async (
+    step: ModelStep,
+    model: string,
+    system: string,
+    messages: Message[],
+    onText?: (d: string) => void,
+    maxTokens: number = MAX_TOKENS[step],
+  ) => {
+    if (o.signal?.aborted) throw new AbortedError();
+    let reply: AssistantMessage;
+    try {
+      reply = await provider.complete({
+        model,
+        system,
+        messages,
+        maxTokens,
+        signal: o.signal,
+        onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
+      });
+    } catch (error) {
+      if (error instanceof AbortedError) {
+        // A cancelled call is billed all the same: record what is known of it.
+        if (error.partial) record(step, error.partial, true);
+        throw error;
+      }
+      if (o.signal?.aborted) throw new AbortedError();
+      throw new AgentError(`The ${step} step failed: ${errorMessage(error)}`, { cause: error });
+    }
+    record(step, reply);
+    const text = reply.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+    return { text, stopReason: reply.stopReason };
+  };
+}
+
+/** The run's token and dollar totals; dollars become unknown (null) once any call has no price. */
+export class RunLedger {
+  private usage = emptyUsage();
+  private calls = 0;
+  private cost: number | null = 0;
+
+  add(reply: { usage: Usage }, costUsd: number | null): void {
+    this.calls++;
+    this.usage = addUsage(this.usage, reply.usage);
+    this.cost = this.cost === null || costUsd === null ? null : this.cost + costUsd;
+  }
+
+  totals(): ResearchResult['usage'] {
+    return {
+      calls: this.calls,
+      inputTokens: this.usage.input,
+      outputTokens: this.usage.output,
+      cacheReadTokens: this.usage.cacheRead,
+      cacheWriteTokens: this.usage.cacheWrite,
+      reasoningTokens: this.usage.reasoning,
+      costUsd: this.cost,
+    };
+  }
+}
+
+/** Runs tasks with at most `limit` in flight, in the order they were queued. */
+export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Waits for every task, then throws the first failure (so no call is still running when the run ends). */
+export async function settleAll(tasks: Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(tasks);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
