@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ConfigError, errorMessage } from '../errors.js';
-import { configDirectory } from '../store/paths.js';
+import { configDirectory } from '../paths.js';
 import type { Price } from './prices.js';
 
 // Kept apart from the price table so that reading the ledger (`agent cost`) never loads zod; and zod
