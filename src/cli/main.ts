@@ -4,6 +4,7 @@ import { AgentError } from '../errors.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
 import { addNotesCommand } from './program/notes.js';
+import { nonEmpty } from './program/options.js';
 import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
       'A research assistant for the shell: a tool-using chat and cited research over your documents and the web.',
     )
     .version(pkg.version, '-v, --version')
-    .option('--db <path>', 'database file (default: $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)')
+    .option('--db <path>', 'database file (default: $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)', nonEmpty)
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
     .exitOverride();

@@ -43,7 +43,7 @@ export class ResearchRenderer {
         this.line(sourceLine(e.report, this.err));
         break;
       case 'notice':
-        this.line(this.err.yellow(clean(e.message)));
+        this.line(this.err.yellow(oneLine(e.message)));
         break;
       case 'text':
         if (!this.streamAnswer) break;
@@ -84,7 +84,7 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   const detail = report.detail?.startsWith(report.label)
     ? report.detail.slice(report.label.length).trim().replace(/\.$/, '')
     : report.detail;
-  const r = { ...report, label: clean(report.label), detail: detail && clean(detail) };
+  const r = { ...report, label: oneLine(report.label), detail: detail && clean(detail) };
   const n = r.n ? `[${r.n}] ` : '';
   switch (r.status) {
     case 'read':
@@ -104,10 +104,24 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   }
 }
 
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Text kept to one printable line: line breaks, tabs, escape sequences and other control characters
+ * are shown escaped (`\n`, `\x1b[31m`), never acted on, so a file named with a newline can
+ * neither break a Sources line or a notice in two nor hide which file it is.
+ */
+export function oneLine(text: string): string {
+  return text.replace(
+    /[\x00-\x1f\x7f-\x9f]/g,
+    (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
 /** `title — location`, and for web pages the day they were read. */
 export function sourceEntry(src: Pick<Source, 'title' | 'location' | 'readAt'>): string {
   const read = src.readAt ? ` (read ${src.readAt.slice(0, 10)})` : '';
-  return clean(`${src.title} — ${src.location}${read}`);
+  return oneLine(`${src.title} — ${src.location}${read}`);
 }
 
 export function sourceList(result: Pick<ResearchResult, 'sources'>): string {
@@ -178,7 +192,7 @@ export function markdownAnswer(o: {
 export function markdownSource(
   s: Pick<Source, 'n' | 'title' | 'location' | 'readAt'> & { kind?: string },
 ): string {
-  const where = s.kind === 'web' ? `<${s.location}>` : `\`${s.location}\``;
+  const where = s.kind === 'web' ? `<${s.location}>` : `\`${oneLine(s.location)}\``;
   const read = s.readAt ? `, read ${s.readAt.slice(0, 10)}` : '';
   return `${s.n}. ${s.title} — ${where}${read}`;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../errors.js';
-import { configDirectory } from '../store/paths.js';
+import { configDirectory } from '../paths.js';
 
 // The `mcpServers` file that Claude Desktop, Claude Code and Cursor read, so a user can copy theirs.
 

@@ -2,8 +2,8 @@ import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, stat
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentError, ConfigError, errorMessage } from '../errors.js';
+import { dataDirectory, defaultDatabasePath } from '../paths.js';
 import { migrate, refuseNewerSchema } from './migrations.js';
-import { dataDirectory, defaultDatabasePath } from './paths.js';
 
 export type Db = Database.Database;
 

@@ -160,7 +160,7 @@ describe('agent reports', () => {
     const unwritable = await run('--show', String(refunds), '--out', '/no/such/folder/run.md');
     expect(unwritable.code).toBe(2);
     expect(unwritable.stderr).toBe(
-      'agent: Cannot write --out /no/such/folder/run.md: its folder does not exist.\n',
+      'agent: Cannot write --out /no/such/folder/run.md: the folder /no/such/folder does not exist.\n',
     );
   });
 

@@ -93,7 +93,9 @@ it('stops at Ctrl-C between files, writing nothing half-read', async () => {
 });
 
 it('refuses a content folder that does not exist', () => {
-  expect(() => contentDirectory('/no/such/folder')).toThrow(/does not exist or is not a folder/);
+  expect(() => contentDirectory('/no/such/folder')).toThrow(
+    /^The content folder \/no\/such\/folder does not exist\./,
+  );
 });
 
 it('splits Markdown into sentences, tables into rows', () => {

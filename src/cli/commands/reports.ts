@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
-import { checkWritable, writeFileAtomic } from '../files.js';
+import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';
 import { groundingSummary, markdownAnswer, markdownSource, sourceEntry } from '../research-render.js';
 import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
@@ -23,6 +23,8 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     throw new UsageError(`--show and --delete take a run number, not search words ("${query}").`);
   if (options.out !== undefined && options.show === undefined)
     throw new UsageError('--out writes one saved run: use it with --show <id>.');
+  if (options.out === '-' && options.json)
+    throw new UsageError('--out - and --json both write to stdout: choose one.');
   if (options.out !== undefined) checkWritable(options.out);
 
   const db = openDb(options.db);
@@ -60,6 +62,11 @@ export async function runReports(query: string | undefined, options: ReportsOpti
 }
 
 async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
+  // `--out -`: the Markdown on stdout, in place of the usual display.
+  if (options.out === '-') {
+    await writeOutput('-', runMarkdown(run));
+    return;
+  }
   if (options.json) {
     // The saved object as `agent research --json` printed it, with the run's number first.
     const out: Record<string, unknown> = { id: run.id, ...run.result };
@@ -95,7 +102,7 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
     }
   }
   if (options.out !== undefined) {
-    writeFileAtomic(options.out, runMarkdown(run));
+    await writeOutput(options.out, runMarkdown(run));
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
   }
 }

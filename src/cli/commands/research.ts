@@ -4,7 +4,7 @@ import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
-import { checkWritable, writeFileAtomic } from '../files.js';
+import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
@@ -53,17 +53,21 @@ export async function runResearchCommand(
   question: string,
   o: ResearchCommandOptions,
 ): Promise<ResearchResult> {
-  if (!question.trim())
+  // A question of nothing but escape sequences and control characters is empty once made printable.
+  if (!clean(question).trim())
     throw new UsageError(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
   const contentDir = contentDirectory(o.content);
-  if (o.out) checkWritable(o.out);
+  // `--out -` is the Markdown on stdout, in place of the usual display.
+  const outToStdout = o.out === '-';
+  if (outToStdout && o.json) throw new UsageError('--out - and --json both write to stdout: choose one.');
+  if (o.out !== undefined) checkWritable(o.out);
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
-  const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
+  const renderer = new ResearchRenderer(spinner, !o.json && !outToStdout && Boolean(process.stdout.isTTY));
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -98,13 +102,14 @@ export async function runResearchCommand(
   const err = styleFor(process.stderr);
   if (o.json) process.stdout.write(`${toJson(result)}\n`);
   else {
-    printResearch(result, renderer.answerShown);
+    if (outToStdout) printChecks(result);
+    else printResearch(result, renderer.answerShown);
     if (result.id !== undefined)
       process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   }
-  if (o.out) {
-    writeFileAtomic(o.out, toMarkdown(result));
-    if (!o.json) process.stderr.write(err.dim(`Written to ${o.out}\n`));
+  if (o.out !== undefined) {
+    await writeOutput(o.out, toMarkdown(result));
+    if (!o.json && !outToStdout) process.stderr.write(err.dim(`Written to ${o.out}\n`));
   }
   return result;
 }
@@ -112,7 +117,6 @@ export async function runResearchCommand(
 /** The answer (unless it was streamed already) and source list on stdout; the checks on stderr. */
 export function printResearch(result: ResearchResult, answerShown: boolean): void {
   const out = styleFor(process.stdout);
-  const err = styleFor(process.stderr);
   if (!answerShown) {
     if (result.mode === 'extractive' && result.sources.length > 0) {
       process.stdout.write(
@@ -123,6 +127,12 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');
+  printChecks(result);
+}
+
+/** The grounding and citation checks and the run's usage, on stderr. */
+function printChecks(result: ResearchResult): void {
+  const err = styleFor(process.stderr);
   const grounding = groundingSummary(result);
   if (grounding.length > 0) process.stderr.write(`\n${grounding.map((l) => err.yellow(l)).join('\n')}\n`);
   const checks = citationSummary(result);

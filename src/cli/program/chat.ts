@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { positiveInt, providerOption } from './options.js';
+import { nonEmpty, positiveInt, providerOption } from './options.js';
 
 export function addChatCommand(program: Command): void {
   program
@@ -8,14 +8,19 @@ export function addChatCommand(program: Command): void {
       'Chat with a model that can calculate, read web pages and PDFs, search, keep notes and use MCP tools.',
     )
     .addOption(providerOption())
-    .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)')
+    .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)', nonEmpty)
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
     .option('-y, --yes', 'run tools that ask for confirmation without asking')
     .option(
       '--content <dir>',
       'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',
+      nonEmpty,
     )
-    .option('--mcp <file>', 'MCP servers to take tools from (default: $XDG_CONFIG_HOME/agent/mcp.json)')
+    .option(
+      '--mcp <file>',
+      'MCP servers to take tools from (default: $XDG_CONFIG_HOME/agent/mcp.json)',
+      nonEmpty,
+    )
     .option('-c, --continue', 'resume the most recently used session')
     .addOption(
       new Option('--session <id>', 'resume session <id> (see agent sessions)')

@@ -16,6 +16,16 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value:
 
 export const positiveInt = wholeNumber(1);
 
+/**
+ * A parser for a name, id or path that cannot be empty: `--model ""` (an unset variable in a script,
+ * say) is a mistake to report, not a request for the default.
+ */
+export function nonEmpty(value: string): string {
+  if (value.trim() === '')
+    throw new InvalidArgumentError('it is empty: give a value, or leave the option out for the default.');
+  return value;
+}
+
 /** `--provider`, shared by every command that calls a model. */
 export const providerOption = () =>
   new Option(

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { positiveInt } from './options.js';
+import { nonEmpty, positiveInt } from './options.js';
 
 export function addReportsCommand(program: Command): void {
   program
@@ -9,7 +9,11 @@ export function addReportsCommand(program: Command): void {
     .option('-n, --limit <n>', 'at most this many runs', positiveInt, 20)
     .addOption(new Option('--show <id>', 'print the answer and sources of run <id>').argParser(positiveInt))
     .addOption(new Option('--delete <id>', 'delete run <id>').argParser(positiveInt).conflicts('show'))
-    .option('-o, --out <file>', 'with --show: also write the run as Markdown')
+    .option(
+      '-o, --out <file>',
+      'with --show: also write the run as Markdown (- for stdout, in place of the usual output)',
+      nonEmpty,
+    )
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { positiveInt, providerOption, wholeNumber } from './options.js';
+import { nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
@@ -10,14 +10,20 @@ export function addResearchCommand(program: Command): void {
     .argument('<question...>', 'what to find out (quotes optional)')
     .description('Answer a question with citations, from local documents and the web.')
     .addOption(providerOption())
-    .option('--small-model <id>', 'model that plans (default: $AGENT_SMALL_MODEL, else per provider)')
+    .option(
+      '--small-model <id>',
+      'model that plans (default: $AGENT_SMALL_MODEL, else per provider)',
+      nonEmpty,
+    )
     .option(
       '--large-model <id>',
       'model that extracts and writes (default: $AGENT_LARGE_MODEL, else per provider)',
+      nonEmpty,
     )
     .option(
       '--content <dir>',
       'folder of documents: Markdown, text, HTML, PDF, Word (default: $AGENT_CONTENT_DIR, else the bundled samples)',
+      nonEmpty,
     )
     .option(
       '--report',
@@ -33,7 +39,11 @@ export function addResearchCommand(program: Command): void {
     .option('--per-search <n>', 'results read per web search (1-10)', perSearch, 2)
     .option('--max-sources <n>', 'stop reading after this many sources', positiveInt, 20)
     .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
-    .option('-o, --out <file>', 'also write the answer or report as Markdown')
+    .option(
+      '-o, --out <file>',
+      'also write the answer or report as Markdown (- for stdout, in place of the usual output)',
+      nonEmpty,
+    )
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
     .addHelpText(

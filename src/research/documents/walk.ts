@@ -1,10 +1,13 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { ConfigError } from '../../errors.js';
 import { EXTENSIONS, isDocumentFile } from './read.js';
 
 // The files of a content folder. Symbolic links are followed, to files and to folders, by their real
 // path: each real folder is read once, the folder's own tree first, so a link back into the tree (a loop)
-// or a second link to one folder is skipped with a reason instead of being walked again.
+// or a second link to one folder is skipped with a reason instead of being walked again. Only regular
+// files are ever opened: a FIFO would wait forever for a writer, a device could stream without end, so
+// what is not a file or a folder (or a link to one) is skipped with a reason, known by stat alone.
 
 export interface ContentFile {
   /** Absolute path as found under the content folder (through links, not resolved). */
@@ -35,7 +38,10 @@ export function listContentFiles(root: string): { files: ContentFile[]; skipped:
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      skipped.push({ path: rel(dir), reason: `the folder cannot be read: ${code(error)}` });
+      // The content folder itself: nothing can be indexed, and the run must not go on as if empty.
+      if (dir === root)
+        throw new ConfigError(`The content folder ${root} cannot be read: ${fileError(error)}.`);
+      skipped.push({ path: rel(dir), reason: `the folder cannot be read: ${fileError(error)}` });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -51,12 +57,12 @@ export function listContentFiles(root: string): { files: ContentFile[]; skipped:
         // A link without an extension may have been a folder: say so; other things are not documents.
         if (!isDocumentFile(entry.name) && extname(entry.name)) continue;
         const reason = !entry.isSymbolicLink()
-          ? `cannot be read: ${code(error)}`
+          ? `cannot be read: ${fileError(error)}`
           : why === 'ELOOP'
             ? 'a symbolic link loop'
             : why === 'ENOENT'
               ? 'a broken symbolic link: its target does not exist'
-              : `a symbolic link that cannot be followed: ${code(error)}`;
+              : `a symbolic link that cannot be followed: ${fileError(error)}`;
         skipped.push({ path: rel(path), reason });
         continue;
       }
@@ -65,7 +71,7 @@ export function listContentFiles(root: string): { files: ContentFile[]; skipped:
         try {
           real = realpathSync(path);
         } catch (error) {
-          skipped.push({ path: rel(path), reason: `the folder cannot be resolved: ${code(error)}` });
+          skipped.push({ path: rel(path), reason: `the folder cannot be resolved: ${fileError(error)}` });
           continue;
         }
         // Linked folders wait until the real tree is walked, so the tree keeps its own paths.
@@ -74,8 +80,12 @@ export function listContentFiles(root: string): { files: ContentFile[]; skipped:
           seen.set(real, rel(path));
           walk(path);
         }
-      } else if (st.isFile() && isDocumentFile(entry.name)) {
-        found.push({ path, relPath: rel(path), mtimeMs: Math.floor(st.mtimeMs), size: st.size });
+      } else if (st.isFile()) {
+        if (isDocumentFile(entry.name))
+          found.push({ path, relPath: rel(path), mtimeMs: Math.floor(st.mtimeMs), size: st.size });
+      } else {
+        const link = entry.isSymbolicLink() ? 'a symbolic link to ' : '';
+        skipped.push({ path: rel(path), reason: `${link}${specialKind(st)}, not a file` });
       }
     }
   };
@@ -127,7 +137,17 @@ function assignSlugs(found: Omit<ContentFile, 'slug'>[], skipped: SkippedFile[])
   return files.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
-function code(error: unknown): string {
+/** What a path that is neither a file nor a folder is, in words. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'a special file';
+}
+
+/** Why a file or folder could not be used, in words. */
+export function fileError(error: unknown): string {
   const c = (error as { code?: string }).code;
   if (c === 'EACCES' || c === 'EPERM') return 'permission denied';
   if (c === 'ENOENT') return 'it no longer exists';
