@@ -1,119 +1,192 @@
 #!/usr/bin/env node
-// The research chain's own overhead: a fake model that takes a fixed time per call and a loopback web
-// whose search and pages take fixed times, so the chain's critical path is known exactly; the figure is
-// what the chain adds on top of it (indexing, prompts, scheduling, parsing, the ledger).
-// Usage: npm run build && node bench/chain.mjs [model-ms] [runs]
+// The research chain as users run it: the built CLI, spawned, against a loopback model (OpenAI Chat
+// Completions, streamed), a loopback search service (Brave's wire format) and loopback pages, each with a
+// fixed latency, so the chain's critical path is known exactly. Prints the model-call span beside that
+// path and the timeline of one run (per source: search done, page served, extraction start and end).
+//
+// Scenario (fixed latencies): plan 400 ms; 3 documents + 3 searches × 2 results; extractions 400 ms, one
+// long document's extraction 1,200 ms; one page served after 1,200 ms; write 400 ms. Critical path: plan →
+// slow page → its extraction → write = 400 + 1,200 + 400 + 400 = 2,400 ms.
+// Usage: npm run build && node bench/chain.mjs [runs] [--cpu-prof]   (profiles land in ./prof/)
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runResearch } from '../dist/research/pipeline.js';
-import { openStore } from '../dist/store/open.js';
+import { fileURLToPath } from 'node:url';
 
-const MODEL_MS = Number(process.argv[2] ?? 200);
-const runs = Number(process.argv[3] ?? 5);
-const SEARCH_MS = 50;
-const PAGE_MS = 150;
+const profile = process.argv.includes('--cpu-prof');
+const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
+const MS = { plan: 400, extract: 400, longExtract: 1200, slowPage: 1200, write: 400 };
+const CRITICAL = MS.plan + MS.slowPage + MS.extract + MS.write;
+const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
 
-const dir = mkdtempSync(join(tmpdir(), 'agent-bench-chain-'));
-mkdirSync(join(dir, 'docs'));
-for (let i = 0; i < 40; i++)
+const home = mkdtempSync(join(tmpdir(), 'agent-bench-chain-'));
+const docs = join(home, 'docs');
+mkdirSync(docs);
+for (let i = 0; i < 30; i++)
   writeFileSync(
-    join(dir, 'docs', `doc-${i}.md`),
+    join(docs, `doc-${i}.md`),
     `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
   );
+writeFileSync(join(docs, 'long.md'), `# Long manual\n\n${'The long limit is $9. '.repeat(400)}\n`);
+
+let t0 = 0;
+let timeline = [];
+const now = () => performance.now() - t0;
+const mark = (what) => timeline.push({ at: now(), what });
+
+function sse(text) {
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return (
+    chunk({ role: 'assistant', content: text }) +
+    chunk({}, 'stop') +
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n` +
+    'data: [DONE]\n\n'
+  );
+}
+
+function modelReply(body) {
+  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+  const prompt = String(body.messages.at(-1).content);
+  if (system.includes('You plan research')) {
+    if (!t0) t0 = performance.now();
+    return {
+      label: 'plan',
+      ms: MS.plan,
+      text: '{"documents": ["doc-1", "doc-2", "long"], "searches": ["alpha", "beta", "gamma"]}',
+    };
+  }
+  if (system.includes('You extract facts')) {
+    const label = prompt.match(/\[(SRC [^\]]+)\]/)?.[1] ?? (prompt.includes('Long manual') ? 'long' : 'doc');
+    return {
+      label: `extract ${label}`,
+      ms: label === 'long' ? MS.longExtract : MS.extract,
+      text: '- The limit is $5.',
+    };
+  }
+  return { label: 'write', ms: MS.write, text: 'The limit is $5 [1].' };
+}
 
 const server = createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  if (url.pathname === '/search') {
-    const q = url.searchParams.get('q');
-    const results = [1, 2, 3, 4].map((i) => ({
-      title: `${q} ${i}`,
-      url: `${base}/page/${encodeURIComponent(q)}/${i}`,
-      description: 'snippet',
-    }));
+  let raw = '';
+  req.on('data', (d) => {
+    raw += d;
+  });
+  req.on('end', () => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname.endsWith('/chat/completions')) {
+      const reply = modelReply(JSON.parse(raw));
+      mark(`${reply.label} start`);
+      setTimeout(() => {
+        mark(`${reply.label} end`);
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(sse(reply.text));
+      }, reply.ms);
+      return;
+    }
+    if (url.pathname === '/search') {
+      const q = url.searchParams.get('q');
+      mark(`search ${q}`);
+      const results = [1, 2].map((i) => ({
+        title: `${q} ${i}`,
+        url: `${base}/page/${q}-${i}`,
+        description: 'snippet',
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results } }));
+      return;
+    }
+    const name = url.pathname.split('/').pop();
+    const slow = name === 'beta-1';
+    mark(`page ${name} requested`);
     setTimeout(
-      () =>
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results } })),
-      SEARCH_MS,
+      () => {
+        mark(`page ${name} served`);
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>[SRC ${name}] page</title></head><body><main><h1>[SRC ${name}] page</h1><p>${'A fact about limits. '.repeat(100)}</p></main></body></html>`,
+          );
+      },
+      slow ? MS.slowPage : 0,
     );
-    return;
-  }
-  setTimeout(
-    () =>
-      res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          `<html><head><title>${url.pathname}</title></head><body><main><p>${'A fact about limits. '.repeat(200)}</p></main></body></html>`,
-        ),
-    PAGE_MS,
-  );
+  });
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
+
 const env = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
+    ),
+  ),
+  OPENAI_BASE_URL: `${base}/v1`,
+  OPENAI_API_KEY: 'bench',
   BRAVE_SEARCH_KEY: 'bench',
   BRAVE_SEARCH_URL: `${base}/search`,
   AGENT_ALLOW_HOSTS: new URL(base).host,
+  AGENT_DB: join(home, 'agent.db'),
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  NO_COLOR: '1',
 };
+const args = [
+  bin,
+  'research',
+  '--provider',
+  'openai-compatible',
+  '--small-model',
+  's',
+  '--large-model',
+  'l',
+  '--content',
+  docs,
+  'What is the limit?',
+];
 
-/** A model that answers after MODEL_MS, by step. */
-const provider = {
-  name: 'openai-compatible',
-  async complete(request) {
-    await new Promise((r) => setTimeout(r, MODEL_MS));
-    const prompt = request.messages.at(-1).content;
-    let text = '- The limit is $5.';
-    if (request.system.includes('You plan research')) {
-      text = prompt.includes('Facts gathered so far')
-        ? '{"gaps": ["more"], "documents": ["docs/doc-3", "docs/doc-4"], "searches": ["second"]}'
-        : '{"documents": ["docs/doc-1", "docs/doc-2", "docs/doc-0"], "searches": ["alpha", "beta", "gamma"]}';
-    } else if (!request.system.includes('You extract facts')) text = 'The limit is $5 [1].';
-    request.onEvent?.({ type: 'text', delta: text });
-    return {
-      role: 'assistant',
-      content: [{ type: 'text', text }],
-      provider: 'openai-compatible',
-      model: request.model,
-      usage: { input: 100, cacheRead: 0, cacheWrite: 0, output: 10, reasoning: 0 },
-      stopReason: 'stop',
-    };
-  },
-};
-
-async function time(depth) {
-  const db = openStore(join(mkdtempSync(join(tmpdir(), 'agent-bench-db-')), 'agent.db'));
-  const start = performance.now();
-  const result = await runResearch({
-    question: 'What is the limit?',
-    db,
-    contentDir: dir,
-    env,
-    models: { provider, smallModel: 's', largeModel: 'l' },
-    depth,
+function once() {
+  t0 = 0;
+  timeline = [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, profile ? ['--cpu-prof', '--cpu-prof-dir=prof', ...args] : args, {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`agent research exited ${code}: ${stderr}`));
+      const ends = timeline.filter((e) => e.what === 'write end');
+      resolve({ span: ends.at(-1)?.at ?? Number.NaN, timeline });
+    });
   });
-  const ms = performance.now() - start;
-  db.close();
-  return { ms, sources: result.sources.length, calls: result.usage.calls };
 }
 
-// Per round: the slowest source is a web page (search, then page, then its extraction).
-const round = SEARCH_MS + PAGE_MS + MODEL_MS;
-const cases = [
-  ['depth 1', 1, MODEL_MS + round + MODEL_MS],
-  ['depth 2', 2, MODEL_MS + round + MODEL_MS + round + MODEL_MS],
-];
+await once(); // indexes the folder once, so timed runs see the same state
+const all = [];
+for (let i = 0; i < runs; i++) all.push(await once());
+all.sort((a, b) => a.span - b.span);
+const median = all[Math.floor(all.length / 2)];
 console.log(
-  `model ${MODEL_MS} ms a call, search ${SEARCH_MS} ms, page ${PAGE_MS} ms; median of ${runs} runs`,
+  `model-call span (plan request → write reply), median of ${runs} runs: ${median.span.toFixed(0)} ms · critical path ${CRITICAL} ms · overhead ${(median.span - CRITICAL).toFixed(0)} ms`,
 );
-for (const [name, depth, critical] of cases) {
-  await time(depth); // warm: the first run indexes the folder
-  const all = [];
-  for (let i = 0; i < runs; i++) all.push(await time(depth));
-  all.sort((a, b) => a.ms - b.ms);
-  const m = all[Math.floor(all.length / 2)];
-  console.log(
-    `${name}: ${m.sources} sources, ${m.calls} calls · ${m.ms.toFixed(0)} ms · critical path ${critical} ms · overhead ${(m.ms - critical).toFixed(0)} ms`,
-  );
+console.log('timeline of the median run (ms after the plan request; ideal in brackets):');
+const ideal = (what) => {
+  if (what === 'plan start') return 0;
+  if (what === 'plan end' || /^search |requested$|^extract (doc|long) start/.test(what)) return MS.plan;
+  if (/served$/.test(what)) return what.includes('beta-1') ? MS.plan + MS.slowPage : MS.plan;
+  if (/^extract SRC beta-1 start/.test(what)) return MS.plan + MS.slowPage;
+  if (/^extract SRC .* start/.test(what)) return MS.plan;
+  if (what === 'write start') return CRITICAL - MS.write;
+  if (what === 'write end') return CRITICAL;
+  return undefined;
+};
+for (const e of median.timeline) {
+  const i = ideal(e.what);
+  console.log(`  ${e.at.toFixed(0).padStart(6)}  ${e.what}${i === undefined ? '' : ` [${i}]`}`);
 }
 server.close();
+process.exit(0);

@@ -2,6 +2,7 @@ import type { Ora } from 'ora';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
 import type { Source, SourceReport } from '../research/sources.js';
+import { timingsLine } from '../research/timings.js';
 import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js';
 
 const STEP_LABEL: Record<ResearchStep, string> = {
@@ -163,9 +164,10 @@ export function usageLine(result: ResearchResult): string {
   }
   const u = result.usage;
   const rounds = result.rounds > 1 ? ` · ${result.rounds} rounds` : '';
+  const timed = result.timings ? ` · ${timingsLine(result.timings)}` : '';
   return (
     `${u.calls} model calls${rounds} · ${formatInt(u.inputTokens)} input, ${formatInt(u.cacheReadTokens)} cache read, ` +
-    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}`
+    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}${timed}`
   );
 }
 

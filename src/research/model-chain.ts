@@ -15,6 +15,7 @@ import {
 } from './prompts.js';
 import { collectRound, type Source, type SourceReport } from './sources.js';
 import type { ModelSetup, ResearchOptions, ResearchResult, ResearchSettings } from './types.js';
+import { preloadWebModules } from './web-modules.js';
 
 export const DEFAULT_CONCURRENCY = 16;
 
@@ -37,7 +38,8 @@ export async function modelChain(
   const all = listDocuments(o.db, o.contentDir);
   const known = new Set(all.map((d) => d.slug));
 
-  // 1. Plan (small model).
+  // 1. Plan (small model). What web sources need loads meanwhile, off the critical path.
+  if (webAvailable) preloadWebModules();
   emit({ type: 'step', name: 'plan' });
   const shown: DocumentInfo[] =
     all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;

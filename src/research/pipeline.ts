@@ -7,6 +7,7 @@ import { extractiveAnswer } from './extractive.js';
 import { checkGrounding } from './grounding.js';
 import { modelChain } from './model-chain.js';
 import { resultJson } from './result-json.js';
+import { StepClock } from './timings.js';
 import {
   DEFAULT_SETTINGS,
   type ResearchEvent,
@@ -27,7 +28,11 @@ export type {
 export { DEFAULT_SETTINGS } from './types.js';
 
 export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
-  const emit = (e: ResearchEvent) => o.onEvent?.(e);
+  const clock = new StepClock();
+  const emit = (e: ResearchEvent) => {
+    clock.observe(e);
+    o.onEvent?.(e);
+  };
   const settings: ResearchSettings = {
     depth: o.depth ?? DEFAULT_SETTINGS.depth,
     breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,
@@ -70,6 +75,7 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
       : { cited: [], dangling: [], uncited: [] },
     grounding: checkGrounding(base.answer, base.sources),
     settings,
+    timings: clock.finish(),
     createdAt,
   };
   // An extractive run that matched nothing has no answer to keep.

@@ -25,6 +25,7 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
     settings: result.settings,
     rounds: result.rounds,
     truncated: result.truncated,
+    ...(result.timings ? { timings: result.timings } : {}),
     createdAt: result.createdAt,
   };
 }

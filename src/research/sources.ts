@@ -1,9 +1,11 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { searchBackendName } from '../tools/search/config.js';
+import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
 import { documentSource, textSource } from './documents.js';
 import type { Plan } from './plan.js';
+import { loadWebModules } from './web-modules.js';
 
 /**
  * A collected source. Its number is fixed when its round of collection ends, in plan order (documents,
@@ -71,6 +73,16 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     return source;
   };
 
+  // Searches go out before the documents are read (that is local work), unless the documents will use up
+  // the room for sources: then they are not sent at all (each is a paid request), as decided below.
+  const docsToRead = plan.documents.filter((d) => !o.seen.has(`doc:${d}`)).length;
+  const searchesUnderWay =
+    plan.searches.length > 0 && room - docsToRead > 0 && searchBackendName(o.env)
+      ? sendSearches(plan.searches, o)
+      : undefined;
+  // Reading documents is synchronous: give the searches (and, after each document, its extraction
+  // request) a turn of the event loop to go out first.
+  if (searchesUnderWay) await nextTurn();
   for (const slug of plan.documents) {
     if (o.seen.has(`doc:${slug}`)) continue;
     if (room <= 0) {
@@ -102,13 +114,15 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       n: s.n,
       detail: read.excerpted ? 'matching passages' : undefined,
     });
+    await nextTurn();
   }
 
   if (plan.searches.length > 0 && room <= 0) {
     // No room left: the searches are not sent at all (each is a paid request).
     for (const q of plan.searches)
       report({ label: `search "${q}"`, status: 'skipped', detail: '--max-sources reached' });
-  } else if (plan.searches.length > 0) await collectWeb(plan.searches, o, { room, slots, report, collected });
+  } else if (plan.searches.length > 0)
+    await collectWeb(plan.searches, o, { room, slots, report, collected }, searchesUnderWay);
 
   const sources = slots.filter((s): s is Source => s !== undefined);
   sources.forEach((s, i) => {
@@ -124,34 +138,46 @@ interface WebState {
   collected: (s: Omit<Source, 'n'>) => Source;
 }
 
-async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Promise<void> {
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type SearchReply = { query: string; results: SearchResult[]; error?: string };
+
+/**
+ * Sends every search at once. Each is answered in the order the plan gave (see collectWeb); marked
+ * handled now so a cancellation is not an unhandled rejection while an earlier one is awaited.
+ */
+function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>[] {
+  const count = Math.min(10, o.perSearch + SPARE_RESULTS);
+  const replies = searches.map(async (query): Promise<SearchReply> => {
+    const [{ searchWeb }] = await loadWebModules();
+    try {
+      return { query, results: await searchWeb(query, count, o.env, o.signal) };
+    } catch (error) {
+      if (o.signal?.aborted) throw new AbortedError();
+      return { query, results: [], error: errorMessage(error) };
+    }
+  });
+  for (const r of replies) r.catch(() => {});
+  return replies;
+}
+
+async function collectWeb(
+  searches: string[],
+  o: RoundOptions,
+  st: WebState,
+  searchesUnderWay?: Promise<SearchReply>[],
+): Promise<void> {
   const backend = searchBackendName(o.env);
   if (!backend) {
     for (const q of searches)
       st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
     return;
   }
-  // Loaded here, not at start-up: the HTTP client, HTML parser and schemas are not needed before the
-  // first model request, and most runs read documents first.
-  const [{ searchWeb }, { readPage }] = await Promise.all([
-    import('../tools/search/index.js'),
-    import('../tools/read-url.js'),
-  ]);
-  const count = Math.min(10, o.perSearch + SPARE_RESULTS);
-  const searched = await Promise.all(
-    searches.map(async (query) => {
-      try {
-        return { query, results: await searchWeb(query, count, o.env, o.signal) };
-      } catch (error) {
-        if (o.signal?.aborted) throw new AbortedError();
-        return { query, results: [], error: errorMessage(error) };
-      }
-    }),
-  );
-
-  // Which results each search reads is settled in plan order, so duplicates always go to the same search.
-  const picks: { result: (typeof searched)[number]['results'][number]; slot: number }[] = [];
-  for (const s of searched) {
+  const replies = searchesUnderWay ?? sendSearches(searches, o);
+  const [, { readPage }] = await loadWebModules();
+  const reads: Promise<void>[] = [];
+  for (const reply of replies) {
+    const s = await reply;
     if (s.error !== undefined) {
       st.report({ label: `search "${s.query}"`, status: 'failed', detail: s.error });
       continue;
@@ -168,69 +194,80 @@ async function collectWeb(searches: string[], o: RoundOptions, st: WebState): Pr
       o.seen.add(key);
       st.room--;
       taken++;
-      picks.push({ result, slot: st.slots.length });
+      const slot = st.slots.length;
       st.slots.push(undefined);
+      const read = readResult(result, slot, o, st, readPage);
+      read.catch(() => {});
+      reads.push(read);
     }
     if (taken === 0 && st.room > 0) {
       const detail = s.results.length ? 'its results were already collected' : 'no results';
       st.report({ label: `search "${s.query}"`, status: 'skipped', detail });
     }
   }
+  await Promise.all(reads);
+}
 
-  await Promise.all(
-    picks.map(async ({ result, slot }) => {
-      let failure: string;
-      try {
-        const page = await readPage(result.url, { env: o.env, signal: o.signal });
-        // A result that redirected to a page already collected (under another URL) is not read twice.
-        const landed = normalizeUrl(page.url);
-        if (landed !== normalizeUrl(result.url)) {
-          if (o.seen.has(landed)) {
-            st.report({
-              label: result.url,
-              status: 'skipped',
-              detail: `it leads to ${page.url}, already collected`,
-            });
-            return;
-          }
-          o.seen.add(landed);
-        }
-        const title = page.title || result.title;
-        // A long page or PDF is cut to its passages that match, as a long document is.
-        const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
-        const status = read.excerpted ? 'excerpts' : 'read';
-        st.slots[slot] = st.collected({
-          kind: 'web',
-          title,
-          location: page.url,
-          text: read.text,
-          status,
-          readAt: new Date().toISOString(),
+type ReadPage = typeof import('../tools/read-url.js')['readPage'];
+
+/** Reads one picked result into its slot: the page, else the search service's text, else the snippet. */
+async function readResult(
+  result: SearchResult,
+  slot: number,
+  o: RoundOptions,
+  st: WebState,
+  readPage: ReadPage,
+): Promise<void> {
+  let failure: string;
+  try {
+    const page = await readPage(result.url, { env: o.env, signal: o.signal });
+    // A result that redirected to a page already collected (under another URL) is not read twice.
+    const landed = normalizeUrl(page.url);
+    if (landed !== normalizeUrl(result.url)) {
+      if (o.seen.has(landed)) {
+        st.report({
+          label: result.url,
+          status: 'skipped',
+          detail: `it leads to ${page.url}, already collected`,
         });
-        st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
-        return;
-      } catch (error) {
-        if (o.signal?.aborted) throw new AbortedError();
-        failure = errorMessage(error);
-      }
-      // The page could not be read: the search service's own copy of its text, else its snippet.
-      const fallback = result.content?.trim() ? 'search-text' : result.snippet.trim() ? 'snippet' : undefined;
-      if (!fallback) {
-        st.report({ label: result.url, status: 'failed', detail: failure });
         return;
       }
-      st.slots[slot] = st.collected({
-        kind: 'web',
-        title: result.title,
-        location: result.url,
-        text:
-          fallback === 'search-text'
-            ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
-            : result.snippet,
-        status: fallback,
-        readAt: new Date().toISOString(),
-      });
-      st.report({ label: result.url, status: fallback, detail: failure });
-    }),
-  );
+      o.seen.add(landed);
+    }
+    const title = page.title || result.title;
+    // A long page or PDF is cut to its passages that match, as a long document is.
+    const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
+    const status = read.excerpted ? 'excerpts' : 'read';
+    st.slots[slot] = st.collected({
+      kind: 'web',
+      title,
+      location: page.url,
+      text: read.text,
+      status,
+      readAt: new Date().toISOString(),
+    });
+    st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
+    return;
+  } catch (error) {
+    if (o.signal?.aborted) throw new AbortedError();
+    failure = errorMessage(error);
+  }
+  // The page could not be read: the search service's own copy of its text, else its snippet.
+  const fallback = result.content?.trim() ? 'search-text' : result.snippet.trim() ? 'snippet' : undefined;
+  if (!fallback) {
+    st.report({ label: result.url, status: 'failed', detail: failure });
+    return;
+  }
+  st.slots[slot] = st.collected({
+    kind: 'web',
+    title: result.title,
+    location: result.url,
+    text:
+      fallback === 'search-text'
+        ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
+        : result.snippet,
+    status: fallback,
+    readAt: new Date().toISOString(),
+  });
+  st.report({ label: result.url, status: fallback, detail: failure });
 }

@@ -5,6 +5,7 @@ import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
 import type { Grounding } from './grounding.js';
 import type { Source, SourceReport } from './sources.js';
+import type { Timings } from './timings.js';
 
 // The research chain's shared types, in a file of their own so that the stages (model-chain, sources,
 // result-json) and the pipeline that runs them do not import each other.
@@ -75,6 +76,8 @@ export interface ResearchResult {
   rounds: number;
   /** The answer or report was cut off at the output limit: it is incomplete. */
   truncated: boolean;
+  /** Seconds per step; absent in runs saved before they were measured. */
+  timings?: Timings;
   createdAt: string;
 }
 

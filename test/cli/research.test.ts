@@ -36,6 +36,7 @@ describe('agent research without a key (the README quick start)', () => {
       'settings',
       'rounds',
       'truncated',
+      'timings',
       'createdAt',
     ]);
     expect(out).toMatchObject({ question: QUESTION, mode: 'extractive', format: 'answer', rounds: 1 });

@@ -84,7 +84,8 @@ describe('pipelined collection and extraction', () => {
     const { model, promise } = run(
       {
         plan: plan(['policies/refunds', 'policies/travel', 'policies/expenses'], ['a', 'b', 'c']),
-        extractDelay: 150,
+        // Each extraction waits (up to 5 s) until nine are in flight: only a chain that holds one back fails.
+        extractBarrier: 9,
       },
       { env: w.env },
     );

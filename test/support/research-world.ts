@@ -27,14 +27,24 @@ export interface Page {
   location?: string;
 }
 
-/** Search results by query (paths on the web server), and the pages themselves. */
-export async function fakeWeb(results: Record<string, string[]>, pages: Record<string, Page>) {
+/**
+ * Search results by query (paths on the web server), and the pages themselves; `searchDelays` holds
+ * milliseconds before a query is answered.
+ */
+export async function fakeWeb(
+  results: Record<string, string[]>,
+  pages: Record<string, Page>,
+  searchDelays: Record<string, number> = {},
+) {
   const hits = new Map<string, number>();
   const served: { path: string; at: number }[] = [];
+  const answered: { query: string; at: number }[] = [];
   const server = await startFakeServer([], async (req: RecordedRequest): Promise<FakeResponse> => {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/search') {
       const q = url.searchParams.get('q') ?? '';
+      if (searchDelays[q]) await new Promise((r) => setTimeout(r, searchDelays[q]));
+      answered.push({ query: q, at: Date.now() });
       const count = Number(url.searchParams.get('count') ?? 10);
       const list = (results[q] ?? []).slice(0, count).map((path, i) => ({
         title: `Result ${i + 1} for ${q}`,
@@ -62,7 +72,7 @@ export async function fakeWeb(results: Record<string, string[]>, pages: Record<s
     BRAVE_SEARCH_URL: `${server.url}/search`,
     AGENT_ALLOW_HOSTS: new URL(server.url).host,
   };
-  return { server, env, hits, served };
+  return { server, env, hits, served, answered };
 }
 
 export interface ModelCall {

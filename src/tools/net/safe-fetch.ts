@@ -5,6 +5,16 @@ import type { Agent } from 'undici';
 import { ToolError } from '../tool.js';
 import { classifyAddress, classifyHostname, isAllowedHost, parseAllowHosts } from './address-policy.js';
 
+let httpClient: Promise<typeof import('undici')> | undefined;
+/**
+ * undici, loaded once: with the first fetch, not with the chat's tools (it is a tenth of a second of
+ * start-up), or earlier by a caller that knows pages will be read soon (research, while the plan is made).
+ */
+export function loadHttpClient(): Promise<typeof import('undici')> {
+  httpClient ??= import('undici');
+  return httpClient;
+}
+
 export interface ResolvedAddress {
   address: string;
   family: number;
@@ -229,8 +239,7 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
     if (timeout.aborted) return new ToolError(`Timed out reading ${url.href}.`);
     return new ToolError(message);
   };
-  // undici is loaded with the first fetch, not with the chat's tools: it is a tenth of a second of start-up.
-  const undici = await import('undici');
+  const undici = await loadHttpClient();
   for (let hop = 0; ; hop++) {
     checkUrl(url, allow);
     let refused: string | undefined;

@@ -1,0 +1,22 @@
+// The modules web sources need (the search backends, the page reader with its HTML and PDF front ends,
+// and the HTTP client), loaded once per process. Not at start-up: most runs begin with documents and a
+// model request. The chain starts loading them while the plan request is in flight, so the first search
+// goes out the moment the plan is parsed instead of after a module load on the critical path.
+
+type WebModules = [typeof import('../tools/search/index.js'), typeof import('../tools/read-url.js')];
+
+let loading: Promise<WebModules> | undefined;
+
+export function loadWebModules(): Promise<WebModules> {
+  loading ??= Promise.all([
+    import('../tools/search/index.js'),
+    import('../tools/read-url.js'),
+    import('../tools/net/safe-fetch.js').then((m) => m.loadHttpClient()),
+  ]).then(([search, read]) => [search, read] as WebModules);
+  return loading;
+}
+
+/** Starts loading in the background; a failure surfaces where the modules are used, not here. */
+export function preloadWebModules(): void {
+  loadWebModules().catch(() => {});
+}
