@@ -7,7 +7,7 @@ import type { Provider, Usage } from '../types.js';
 import { type CitationCheck, checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { extractiveAnswer } from './extractive.js';
-import { checkGrounding, type Grounding } from './grounding.js';
+import { checkGrounding, type Grounding } from './grounding/index.js';
 import { modelChain } from './model-chain.js';
 import { resultJson } from './result-json.js';
 import type { Source, SourceReport } from './sources.js';

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
-import { checkGrounding } from '../../src/research/grounding.js';
+import { checkGrounding } from '../../src/research/grounding/index.js';
 import { markdownSentences } from '../../src/research/text.js';
 import { openStore } from '../../src/store/open.js';
 import { ROOT } from '../support/cli.js';
