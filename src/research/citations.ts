@@ -25,13 +25,13 @@ export function checkCitations(answer: string, sourceNumbers: number[]): Citatio
     }
   }
   const uncited = claimUnits(answer)
-    .filter((u) => u.cites.length === 0 && !u.gaps)
-    .map((u) => u.text)
-    .filter((text) => {
-      if (text.endsWith(':') || text.endsWith('?')) return false;
+    .filter(({ text, cites, gaps }) => {
+      if (cites.length > 0 || gaps || text.endsWith(':') || text.endsWith('?')) return false;
       const hasNumber = /\d/.test(text);
       const isClaim = text.split(/\s+/).length >= 6;
       return hasNumber || isClaim;
-    });
+    })
+    // As written, list marker included, so that a reader finds it in the answer.
+    .map((u) => `${u.marker}${u.text}`);
   return { cited, dangling, uncited };
 }

@@ -16,6 +16,8 @@ export interface ClaimUnit extends Claim {
   gaps: boolean;
   /** The claim cites sources of its own (not only through a lead-in). */
   ownCites: boolean;
+  /** The list marker before the first sentence of a list item (`- `, `1. `), as written. */
+  marker: string;
 }
 
 /** `[1]`, `[1, 3]`: every citation (the numbers in group 1); and whether a text carries one. */
@@ -77,8 +79,9 @@ export function claimUnits(answer: string): ClaimUnit[] {
     }
     const item = ITEM.exec(line);
     if (item) {
-      for (const s of proseSentences(line.slice(item[0].length)))
-        out.push(unit(s, 'bullet', leadIn, gapsLevel > 0));
+      proseSentences(line.slice(item[0].length)).forEach((s, k) => {
+        out.push({ ...unit(s, 'bullet', leadIn, gapsLevel > 0), marker: k === 0 ? item[0] : '' });
+      });
       continue;
     }
     leadIn = [];
@@ -92,5 +95,5 @@ export function claimUnits(answer: string): ClaimUnit[] {
 
 function unit(text: string, kind: Claim['kind'], leadIn: number[], gaps: boolean): ClaimUnit {
   const own = citesOf(text);
-  return { text, cites: own.length ? own : leadIn, kind, gaps, ownCites: own.length > 0 };
+  return { text, cites: own.length ? own : leadIn, kind, gaps, ownCites: own.length > 0, marker: '' };
 }

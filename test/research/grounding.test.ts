@@ -162,16 +162,14 @@ describe('checkGrounding', () => {
     db.close();
   });
 
-  it('is fast on long sources', () => {
+  it('checks many claims against long sources (its speed is measured in bench/grounding.mjs)', () => {
     const text = `${REFUNDS} ${APPROVALS} `.repeat(200); // about 50 KB each
     const many = Array.from({ length: 10 }, (_, i) => ({ n: i + 1, text }));
     const answer = Array.from(
       { length: 200 },
       (_, i) => `Refunds up to $1,000 need ${i} approvals [${(i % 10) + 1}].`,
     );
-    const start = performance.now();
     const result = checkGrounding(answer.join('\n'), many);
-    expect(performance.now() - start).toBeLessThan(1500);
     expect(result.checked).toBe(200);
     expect(result.unsupported).toHaveLength(200 - 3); // of 0…199, only 2, 5 and 30 (thirty) are in the text
   });

@@ -25,10 +25,9 @@ export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
-const WORD_TRIGGER = new RegExp(
-  `\\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|${TENS_WORD}|hundred|thousand|million|billion|dozen|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|half|quarter)\\b`,
-  'gi',
-);
+// Number words (any case) and the words of periods: where a figure may be written without a digit.
+const WORD_TRIGGER =
+  /\b(?:[Zz]ero|[Oo]ne|[Tt](?:wo|hree|en|welve|hirteen|wenty|hirty|housand|hird|enth|welfth)|[Ff](?:our|ive|ourteen|ifteen|orty|ifty|irst|ourth|ifth)|[Ss](?:ix|even|ixteen|eventeen|ixty|eventy|econd|ixth|eventh)|[Ee](?:ight|leven|ighteen|ighty|ighth|leventh)|[Nn]ine(?:teen|ty)?|[Nn]inth|[Hh](?:undred|alf)|[Mm]illion|[Bb]illion|[Dd]ozen|[Qq]uarter)\b/g;
 const BEFORE = 48;
 const AFTER = 64;
 
