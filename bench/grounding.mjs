@@ -3,12 +3,39 @@
 // cases.json: right and wrong sentences against a source, per family), and the time to check a 3,000-word
 // report over 20 sources of 20,000 characters (wall and CPU time, median of several runs).
 //
+// Beside ours, the same figures for the implementation before the rework (src/research/grounding.ts at
+// commit OLD), taken from git and compiled into a temporary folder; skipped when git has no such commit.
+//
 // Usage: npm run build && node bench/grounding.mjs [--show]   (--show lists every case that fails)
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { transform } from 'esbuild';
 import { checkGrounding } from '../dist/research/grounding/index.js';
 
 const root = new URL('..', import.meta.url).pathname;
+const OLD = '5407a59';
+
+/** The old checkGrounding, or undefined when git cannot show it. */
+async function oldCheck() {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'grounding-old-'));
+    for (const file of ['grounding', 'citations', 'text']) {
+      const source = execFileSync('git', ['show', `${OLD}:src/research/${file}.ts`], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      writeFileSync(join(dir, `${file}.js`), (await transform(source, { loader: 'ts', format: 'esm' })).code);
+    }
+    return (await import(pathToFileURL(join(dir, 'grounding.js')).href)).checkGrounding;
+  } catch {
+    return undefined;
+  }
+}
+const old = await oldCheck();
 const show = process.argv.includes('--show');
 const families = JSON.parse(readFileSync(join(root, 'test/fixtures/grounding/cases.json'), 'utf8'));
 
@@ -16,12 +43,19 @@ let right = 0;
 let wrong = 0;
 let falseAlarms = 0;
 let misses = 0;
+let oldAlarms = 0;
+let oldMisses = 0;
 console.log('family                                 right  false alarms  wrong  misses');
 for (const f of families) {
   const sources = [{ n: 1, text: f.source }];
   const flagged = (s) => checkGrounding(s, sources).unsupported.length > 0;
   const alarms = f.right.filter(flagged);
   const missed = f.wrong.filter((s) => !flagged(s));
+  if (old) {
+    const oldFlagged = (s) => old(s, sources).unsupported.length > 0;
+    oldAlarms += f.right.filter(oldFlagged).length;
+    oldMisses += f.wrong.filter((s) => !oldFlagged(s)).length;
+  }
   right += f.right.length;
   wrong += f.wrong.length;
   falseAlarms += alarms.length;
@@ -42,6 +76,10 @@ console.log(
   `\nfalse alarms: ${falseAlarms}/${right} right sentences (${pct(falseAlarms, right)}, target ≤ 2%)` +
     `\nmisses:       ${misses}/${wrong} wrong sentences (${pct(misses, wrong)}, target ≤ 10%)`,
 );
+if (old)
+  console.log(
+    `before (${OLD}): false alarms ${oldAlarms}/${right} (${pct(oldAlarms, right)}), misses ${oldMisses}/${wrong} (${pct(oldMisses, wrong)})`,
+  );
 
 // Speed: 20 sources of 20,000 characters built from the bundled documents (real prose with figures), and
 // a 3,000-word answer of cited sentences restating their figures (some wrong).
@@ -68,19 +106,22 @@ for (let i = 0; words < 3000; i++) {
   words += line.split(/\s+/).length;
 }
 const text = answer.join((i) => (i % 5 === 4 ? '\n\n' : ' '));
-const runs = [];
-for (let i = 0; i < 15; i++) {
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  checkGrounding(answer.join('\n'), sources);
-  const wall = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  runs.push({ wall, cpu: (used.user + used.system) / 1000 });
-}
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function time(check) {
+  const runs = [];
+  for (let i = 0; i < 15; i++) {
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    check(answer.join('\n'), sources);
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    runs.push({ wall, cpu: (used.user + used.system) / 1000 });
+  }
+  const wall = runs.map((r) => r.wall);
+  return `median ${median(wall).toFixed(1)} ms wall (best ${Math.min(...wall).toFixed(1)}), ${median(runs.map((r) => r.cpu)).toFixed(1)} ms CPU`;
+}
 console.log(
-  `\nspeed: ${words}-word answer (${answer.length} cited sentences) over 20 sources of 20,000 characters:` +
-    ` median ${median(runs.map((r) => r.wall)).toFixed(1)} ms wall, ${median(runs.map((r) => r.cpu)).toFixed(1)} ms CPU` +
-    ` (target ≤ 10 ms; best ${Math.min(...runs.map((r) => r.wall)).toFixed(1)} ms)`,
+  `\nspeed: ${words}-word answer (${answer.length} cited sentences) over 20 sources of 20,000 characters`,
 );
-void text;
+console.log(`  ours:   ${time(checkGrounding)}   (target ≤ 10 ms)`);
+if (old) console.log(`  before: ${time(old)}`);
