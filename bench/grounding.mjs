@@ -105,7 +105,6 @@ for (let i = 0; words < 3000; i++) {
   answer.push(`${line.replace(/[.!?]?$/, '')} [${(i % 20) + 1}].`);
   words += line.split(/\s+/).length;
 }
-const text = answer.join((i) => (i % 5 === 4 ? '\n\n' : ' '));
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function time(check) {
   const runs = [];
