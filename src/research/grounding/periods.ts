@@ -17,14 +17,10 @@ const ORDINAL: Record<string, number> = {
   fourth: 4,
   '4th': 4,
 };
-const QUARTER = new RegExp(
-  `(?:Q([1-4])|([1-4])Q(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])|\\b(first|second|third|fourth|1st|2nd|3rd|4th|First|Second|Third|Fourth)\\s+quarter\\b(?:\\s+of)?(?:\\s+(\\d{4}))?`,
-  'gu',
-);
-const HALF = new RegExp(
-  `(?:H([12])|([12])H(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])|\\b(first|second|1st|2nd|First|Second)\\s+half\\b(?:\\s+of)?(?:\\s+(\\d{4}))?`,
-  'gu',
-);
+const QUARTER = new RegExp(`(?:Q([1-4])|([1-4])Q(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
+const HALF = new RegExp(`(?:H([12])|([12])H(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
+const IN_WORDS =
+  /\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/gi;
 const MID = /(?:[Mm]id-?\s?|(?:the\s+)?middle\s+of\s+)(\d{4})(?!\d)/g;
 
 const PRODUCT =
@@ -49,6 +45,16 @@ function period(raw: string, prefix: string, n: number, y: number | undefined): 
   return facts;
 }
 
+/** Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text. */
+export function readPeriodWords(text: string): { facts: Fact[]; text: string } {
+  if (!/quarter|half/i.test(text)) return { facts: [], text };
+  return readAll(text, IN_WORDS, (m) => {
+    const n = ORDINAL[m[1]!.toLowerCase()]!;
+    const kind = m[2]!.toLowerCase() === 'half' ? 'h' : 'q';
+    return kind === 'h' && n > 2 ? undefined : period(m[0], kind, n, year(m[3]));
+  });
+}
+
 /** Reads fiscal years, quarters, halves, mid-years and versions; returns the facts and the blanked text. */
 export function readPeriods(input: string): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
@@ -62,12 +68,8 @@ export function readPeriods(input: string): { facts: Fact[]; text: string } {
     const y = year(m[1] ?? m[2])!;
     return [keyed('period', m[0], [`fy:${y}`, `n:${y}`], [`fy:${y}`])];
   });
-  pass(QUARTER, (m) =>
-    period(m[0], 'q', Number(m[1] ?? m[2] ?? ORDINAL[m[4]!.toLowerCase()]), year(m[3] ?? m[5])),
-  );
-  pass(HALF, (m) =>
-    period(m[0], 'h', Number(m[1] ?? m[2] ?? ORDINAL[m[4]!.toLowerCase()]), year(m[3] ?? m[5])),
-  );
+  pass(QUARTER, (m) => period(m[0], 'q', Number(m[1] ?? m[2]), year(m[3])));
+  pass(HALF, (m) => period(m[0], 'h', Number(m[1] ?? m[2]), year(m[3])));
   pass(MID, (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])]);
   pass(VERSION, (m) => {
     const written = m[1] ?? m[2] ?? m[3]!;

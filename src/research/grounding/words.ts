@@ -63,6 +63,11 @@ export function readNumberWords(input: string): Fact[] {
   const flush = () => {
     if (run.length === 0) return;
     const first = run[0]!;
+    // A scale after digits ("2.5 million") belongs to the number the digit reader read.
+    if (first.word in WORD_SCALE && /\d\s*$/.test(text.slice(Math.max(0, first.start - 3), first.start))) {
+      run = [];
+      return;
+    }
     let end = run.at(-1)!.end;
     const half = AND_A_HALF.exec(text.slice(end, end + 20));
     if (half) end += half[0].length;
