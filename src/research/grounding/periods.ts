@@ -47,7 +47,7 @@ function period(raw: string, prefix: string, n: number, y: number | undefined): 
 
 /** Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text. */
 export function readPeriodWords(text: string): { facts: Fact[]; text: string } {
-  if (!/quarter|half/i.test(text)) return { facts: [], text };
+  if (!/[Qq]uarter|[Hh]alf/.test(text)) return { facts: [], text };
   return readAll(text, IN_WORDS, (m) => {
     const n = ORDINAL[m[1]!.toLowerCase()]!;
     const kind = m[2]!.toLowerCase() === 'half' ? 'h' : 'q';

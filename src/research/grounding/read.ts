@@ -61,11 +61,20 @@ function nextSpace(text: string, from: number): number {
 
 const TENS_END = new RegExp(`(?:${TENS_WORD})$`, 'i');
 
+// Characters NFKC leaves as they are (ASCII, accented Latin letters, common punctuation and currency
+// signs): normalising only the runs of other characters is many times faster on a long source.
+const UNCHANGED =
+  /[^\x00-\x9f\u00a1-\u00a7\u00a9\u00ab-\u00ae\u00b0\u00b1\u00b6\u00b7\u00bb\u00bf-\u00ff\u2013\u2014\u2018-\u201f\u2022\u2026\u2212\u20ac\u20b9]+/g;
+
+/** NFKC: no-break, narrow and thin spaces become spaces, `℃` becomes `°C`, full-width digits digits. */
+function normalise(text: string): string {
+  return text.replace(UNCHANGED, (run) => run.normalize('NFKC'));
+}
+
 /** Normalised text with list markers, heading numbers and line-end breaks inside numbers and words undone. */
 export function undoLayout(text: string): string {
   return (
-    text
-      .normalize('NFKC')
+    normalise(text)
       // `1.`, `2)`, `(3)` starting a line or list item, and `## 1.2 Heading` numbers (a line start is
       // matched as a newline, which is found far faster than `^` with the m flag).
       .replace(/(^|\n)([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t]+\S)/g, '$1$2')
