@@ -73,7 +73,8 @@ const MONTHS: Record<string, number> = { month: 1, year: 12 };
 /** The unit named by a currency before the number and/or the words after it, if any. */
 export function unitOf(before: string | undefined, after: string | undefined): Unit | undefined {
   if (!before && !after) return undefined;
-  const key = `${before ?? ''}|${after ?? ''}`;
+  // Keyed as normalised, so the cache holds one entry per unit however it is spaced.
+  const key = `${before?.trim() ?? ''}|${after?.trim().replace(/\s+/g, ' ') ?? ''}`;
   let unit = units.get(key);
   if (unit === undefined && !units.has(key)) {
     unit = readUnit(before, after);
