@@ -1,4 +1,4 @@
-import { proseSentences } from './text.js';
+import { CITE, claimUnits } from './claims.js';
 
 export interface CitationCheck {
   /** Source numbers the answer cites, in order of first use. */
@@ -9,11 +9,11 @@ export interface CitationCheck {
   uncited: string[];
 }
 
-/** `[1]`, `[1, 3]`: every citation (the numbers in group 1); and whether a text carries one. */
-export const CITE = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
-export const HAS_CITE = /\[\d+(?:\s*,\s*\d+)*\]/;
-
-/** Every `[n]` must name a collected source; every sentence that states something must carry one. */
+/**
+ * Every `[n]` must name a collected source; every sentence, list item or table row that states something
+ * must carry one (or follow a cited lead-in). A report's "Gaps and caveats" section says what the sources
+ * do not settle, so it has nothing to cite; questions and lines that end in a colon state nothing.
+ */
 export function checkCitations(answer: string, sourceNumbers: number[]): CitationCheck {
   const known = new Set(sourceNumbers);
   const cited: number[] = [];
@@ -24,33 +24,14 @@ export function checkCitations(answer: string, sourceNumbers: number[]): Citatio
       if (!known.has(n) && !dangling.includes(n)) dangling.push(n);
     }
   }
-  const uncited = proseSentences(claimLines(answer)).filter((sentence) => {
-    const plain = sentence.replace(/^([-*+]|\d+[.)]|#{1,6})\s+/, '').trim();
-    if (HAS_CITE.test(plain)) return false;
-    if (plain.endsWith(':') || plain.endsWith('?')) return false;
-    const hasNumber = /\d/.test(plain);
-    const isClaim = plain.split(/\s+/).length >= 6;
-    return hasNumber || isClaim;
-  });
+  const uncited = claimUnits(answer)
+    .filter(({ text, cites, gaps }) => {
+      if (cites.length > 0 || gaps || text.endsWith(':') || text.endsWith('?')) return false;
+      const hasNumber = /\d/.test(text);
+      const isClaim = text.split(/\s+/).length >= 6;
+      return hasNumber || isClaim;
+    })
+    // As written, list marker included, so that a reader finds it in the answer.
+    .map((u) => `${u.marker}${u.text}`);
   return { cited, dangling, uncited };
-}
-
-/**
- * The lines that make claims: headings are titles, not statements, and a report's "Gaps and caveats"
- * section says what the sources do not settle, so it has nothing to cite.
- */
-function claimLines(answer: string): string {
-  const out: string[] = [];
-  let skipUntil = 0; // inside a gaps section: until a heading of this level or higher
-  for (const line of answer.split('\n')) {
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line.trim());
-    if (heading) {
-      const level = heading[1]!.length;
-      if (skipUntil && level <= skipUntil) skipUntil = 0;
-      if (/^(gaps|caveats|limitations|open questions)\b/i.test(heading[2]!)) skipUntil = level;
-      continue;
-    }
-    if (!skipUntil) out.push(line);
-  }
-  return out.join('\n');
 }

@@ -4,7 +4,7 @@ import { saveRun } from '../store/research-runs.js';
 import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { extractiveAnswer } from './extractive.js';
-import { checkGrounding } from './grounding.js';
+import { checkGrounding } from './grounding/index.js';
 import { modelChain } from './model-chain.js';
 import { resultJson } from './result-json.js';
 import { StepClock } from './timings.js';

@@ -55,16 +55,51 @@ export function markdownSentences(markdown: string): string[] {
   end();
   return paragraphs
     .map((p) => p.replace(/\*\*|__|`/g, '').replace(/\[([^\]]+)\]\([^)]*\)/g, '$1'))
-    .flatMap((p) => p.split(/(?<=[.!?])\s+(?=["“(]?[A-Z0-9$])/))
-    .map((s) => s.trim())
+    .flatMap((p) => splitSentences(p, false))
     .filter((s) => s.length > 0);
 }
 
 /** Splits prose into sentences for checking, keeping `[n]` markers with the sentence they end. */
 export function proseSentences(text: string): string[] {
-  return text
-    .split(/\n+/)
-    .flatMap((line) => line.split(/(?<=[.!?](?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?=["“(]?[A-Z0-9$])/))
-    .map((s) => s.trim())
-    .filter(Boolean);
+  return text.split(/\n+/).flatMap((line) => splitSentences(line, true));
+}
+
+// Words whose period does not end a sentence: titles, Latin and other abbreviations, abbreviated months.
+const ABBREVIATIONS = new Set(
+  (
+    'mr mrs ms mx dr prof sr jr st mt ft gen col lt sgt capt gov sen rep rev hon pres ' +
+    'inc ltd co corp llc plc bros dept univ assn est approx appt ca cf vs viz al ' +
+    'fig figs vol vols ed eds no nos art sec secs ch chap para pp pg p op ref refs ' +
+    'jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun'
+  ).split(' '),
+);
+// Abbreviations that hold their periods inside: e.g., i.e., U.S., U.K., a.k.a., Ph.D.
+const DOTTED = /(?:^|[^\p{L}])(?:\p{L}\.){2,}$/u;
+const INITIAL = /(?:^|[^\p{L}])\p{Lu}\.$/u;
+const BOUNDARY = /([.!?])((?:["”’)\]]*)(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?=["“‘(]?[\p{Lu}\d$€£¥₹])/gu;
+
+/**
+ * Sentence ends: `.`, `!` or `?` (with closing quotes and, for prose, trailing `[n]` citations) before a
+ * capital or a digit — but never after an abbreviation (`Sept.`, `Dr.`, `e.g.`, `U.S.`, `No. 5`, `vs.`)
+ * or a single initial (`J. Smith`).
+ */
+function splitSentences(text: string, keepCites: boolean): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (const m of text.matchAll(BOUNDARY)) {
+    if (!keepCites && m[2]!.includes('[')) continue;
+    if (m[1] === '.' && m[2] === '' && isAbbreviation(text.slice(start, m.index + 1))) continue;
+    const end = m.index + m[1]!.length + m[2]!.length;
+    out.push(text.slice(start, end).trim());
+    start = end;
+  }
+  out.push(text.slice(start).trim());
+  return out.filter(Boolean);
+}
+
+/** Whether the text before a period ends in an abbreviation rather than a sentence. */
+function isAbbreviation(head: string): boolean {
+  if (DOTTED.test(head) || INITIAL.test(head)) return true;
+  const word = /(\p{L}+)\.$/u.exec(head)?.[1];
+  return word !== undefined && ABBREVIATIONS.has(word.toLowerCase());
 }

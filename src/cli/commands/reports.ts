@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import type { Grounding } from '../../research/grounding.js';
+import type { Grounding } from '../../research/grounding/index.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// The grounding check measured: false alarms and misses on the case table (test/fixtures/grounding/
+// cases.json: right and wrong sentences against a source, per family), and the time to check a 3,000-word
+// report over 20 sources of 20,000 characters (wall and CPU time, median of several runs).
+//
+// Beside ours, the same figures for the implementation before the rework (src/research/grounding.ts at
+// commit OLD), taken from git and compiled into a temporary folder; skipped when git has no such commit.
+//
+// Usage: npm run build && node bench/grounding.mjs [--show]   (--show lists every case that fails)
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { transform } from 'esbuild';
+import { checkGrounding } from '../dist/research/grounding/index.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const OLD = '5407a59';
+
+/** The old checkGrounding, or undefined when git cannot show it. */
+async function oldCheck() {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'grounding-old-'));
+    for (const file of ['grounding', 'citations', 'text']) {
+      const source = execFileSync('git', ['show', `${OLD}:src/research/${file}.ts`], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      writeFileSync(join(dir, `${file}.js`), (await transform(source, { loader: 'ts', format: 'esm' })).code);
+    }
+    return (await import(pathToFileURL(join(dir, 'grounding.js')).href)).checkGrounding;
+  } catch {
+    return undefined;
+  }
+}
+const old = await oldCheck();
+const show = process.argv.includes('--show');
+const families = JSON.parse(readFileSync(join(root, 'test/fixtures/grounding/cases.json'), 'utf8'));
+
+let right = 0;
+let wrong = 0;
+let falseAlarms = 0;
+let misses = 0;
+let oldAlarms = 0;
+let oldMisses = 0;
+console.log('family                                 right  false alarms  wrong  misses');
+for (const f of families) {
+  const sources = [{ n: 1, text: f.source }];
+  const flagged = (s) => checkGrounding(s, sources).unsupported.length > 0;
+  const alarms = f.right.filter(flagged);
+  const missed = f.wrong.filter((s) => !flagged(s));
+  if (old) {
+    const oldFlagged = (s) => old(s, sources).unsupported.length > 0;
+    oldAlarms += f.right.filter(oldFlagged).length;
+    oldMisses += f.wrong.filter((s) => !oldFlagged(s)).length;
+  }
+  right += f.right.length;
+  wrong += f.wrong.length;
+  falseAlarms += alarms.length;
+  misses += missed.length;
+  console.log(
+    `${f.family.padEnd(38)} ${String(f.right.length).padStart(5)} ${String(alarms.length).padStart(13)} ${String(f.wrong.length).padStart(6)} ${String(missed.length).padStart(7)}`,
+  );
+  if (show) {
+    for (const s of alarms)
+      console.log(
+        `    false alarm: ${s}  →  ${JSON.stringify(checkGrounding(s, sources).unsupported[0].missing)}`,
+      );
+    for (const s of missed) console.log(`    missed:      ${s}`);
+  }
+}
+const pct = (a, b) => `${((100 * a) / b).toFixed(1)}%`;
+console.log(
+  `\nfalse alarms: ${falseAlarms}/${right} right sentences (${pct(falseAlarms, right)}, target ≤ 2%)` +
+    `\nmisses:       ${misses}/${wrong} wrong sentences (${pct(misses, wrong)}, target ≤ 10%)`,
+);
+if (old)
+  console.log(
+    `before (${OLD}): false alarms ${oldAlarms}/${right} (${pct(oldAlarms, right)}), misses ${oldMisses}/${wrong} (${pct(oldMisses, wrong)})`,
+  );
+
+// Speed: 20 sources of 20,000 characters built from the bundled documents (real prose with figures), and
+// a 3,000-word answer of cited sentences restating their figures (some wrong).
+const dir = join(root, 'content');
+const docs = readdirSync(dir, { recursive: true })
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => readFileSync(join(dir, f), 'utf8'));
+const corpus = docs.join('\n\n');
+const sources = Array.from({ length: 20 }, (_, i) => {
+  let text = '';
+  for (let k = i; text.length < 20_000; k++)
+    text += `${docs[k % docs.length]}\n\nUpdated ${(k % 28) + 1} March 2026.\n\n`;
+  return { n: i + 1, text: text.slice(0, 20_000) };
+});
+const sentences = corpus
+  .split(/(?<=[.!?])\s+/)
+  .filter((s) => /\d/.test(s) && s.length < 300 && !s.includes('|'));
+const answer = [];
+let words = 0;
+for (let i = 0; words < 3000; i++) {
+  const s = sentences[i % sentences.length].replace(/\n/g, ' ');
+  const line = i % 7 === 0 ? s.replace(/\d/, (d) => String((Number(d) + 1) % 10)) : s;
+  answer.push(`${line.replace(/[.!?]?$/, '')} [${(i % 20) + 1}].`);
+  words += line.split(/\s+/).length;
+}
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function time(check) {
+  const runs = [];
+  for (let i = 0; i < 15; i++) {
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    check(answer.join('\n'), sources);
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    runs.push({ wall, cpu: (used.user + used.system) / 1000 });
+  }
+  const wall = runs.map((r) => r.wall);
+  return `median ${median(wall).toFixed(1)} ms wall (best ${Math.min(...wall).toFixed(1)}), ${median(runs.map((r) => r.cpu)).toFixed(1)} ms CPU`;
+}
+console.log(
+  `\nspeed: ${words}-word answer (${answer.length} cited sentences) over 20 sources of 20,000 characters`,
+);
+console.log(`  ours:   ${time(checkGrounding)}   (target ≤ 10 ms)`);
+if (old) console.log(`  before: ${time(old)}`);

@@ -1,0 +1,181 @@
+import type { Fact } from './fact.js';
+import { quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
+
+// Numbers written in digits: grouping (1,000 · 1.000 · 1'000 · 10 000 · 1,50,000), decimal point or comma,
+// a currency before or after, a sign, a scale (1.5m, $2.5 million, 3bn) and what it counts (%, days, °C).
+
+/**
+ * Whether a text writes decimals with a comma, judged from the whole text (as CLDR locales differ by
+ * convention, not by number): forms that only one convention can produce (`1.234,56`, `15,5`, `1,234.5`,
+ * `3.75`) are counted, and the majority decides. With no evidence, the decimal point.
+ */
+export function decimalComma(text: string): boolean {
+  const comma = count(text, /\d\.\d{3},\d|(?<![\d.,])\d+,\d{1,2}(?![\d,])|\d\.\d{3}\.\d{3}(?!\d)|\d\s?€/g);
+  if (comma === 0) return false;
+  const point = count(text, /\d,\d{3}\.\d|(?<![\d.,])\d+\.\d{1,2}(?![\d.])|\d,\d{3},\d{3}(?!\d)|[$£]\s?\d/g);
+  return comma > point;
+}
+
+const count = (text: string, re: RegExp): number => {
+  let n = 0;
+  for (const _ of text.matchAll(re)) n++;
+  return n;
+};
+
+const CUR_BEFORE = String.raw`(?:(?:US|CA|AU|NZ|HK|C|A|S)?\$|[€£¥₹]|(?<!\p{L})(?:USD|EUR|GBP|CAD|AUD|NZD|HKD|SGD|JPY|CHF|INR|Rs\.?|S?Fr\.)\s?)`;
+const GROUPED = String.raw`\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?<sep>[,.'’ ])\d{3}(?:\k<sep>\d{3})*`;
+const SCALE = String.raw`(?:(?<suf>k|K|M|B|bn|mn|m|b|Mio\.?|Mrd\.?|Tsd\.?)(?![\p{L}\p{N}])|\s+(?<word>hundred|thousand|million|billion|trillion|lakh|crore)s?(?!\p{L}))`;
+const NUMBER = new RegExp(
+  String.raw`(?<sign>[-−–]\s?)?(?<cur>${CUR_BEFORE})?(?<sign2>[-−])?(?<![\p{L}\p{N}_]|\p{L}[-–]|\d[.,])` +
+    String.raw`(?<int>${GROUPED}|\d+)(?<dec>[.,]\d+)?(?![\d])${SCALE}?`,
+  'gu',
+);
+// What the number counts, read where the number ends (one sticky match per number, not a scan).
+const UNIT_HERE = new RegExp(UNIT_AFTER, 'uy');
+const SCALES: Record<string, number> = {
+  k: 1e3,
+  K: 1e3,
+  Tsd: 1e3,
+  M: 1e6,
+  mn: 1e6,
+  m: 1e6,
+  Mio: 1e6,
+  B: 1e9,
+  b: 1e9,
+  bn: 1e9,
+  Mrd: 1e9,
+  hundred: 100,
+  thousand: 1e3,
+  million: 1e6,
+  billion: 1e9,
+  trillion: 1e12,
+  lakh: 1e5,
+  crore: 1e7,
+};
+
+interface Parsed {
+  start: number;
+  end: number;
+  raw: string;
+  readings: Reading[];
+  unit?: Unit;
+  scale: number;
+  written: string[];
+  extra: string[];
+  /** Read with no unit and no scale: a range's end may lend it both (`10–20 days`, `1.5 to 2 million`). */
+  plain: boolean;
+}
+
+export interface NumberOptions {
+  /** Decimal comma convention of the whole text. */
+  comma: boolean;
+  /** The sentence says a figure fell: an unsigned number may stand for a negative one (not temperatures). */
+  flexibleSign?: boolean;
+}
+
+/** Reads every number in digits; returns the facts and the text with those spans blanked. */
+export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
+  const parsed: Parsed[] = [];
+  for (const m of text.matchAll(NUMBER)) {
+    const g = m.groups!;
+    UNIT_HERE.lastIndex = m.index + m[0].length;
+    const unitText = UNIT_HERE.exec(text)?.[0];
+    const end = m.index + m[0].length + (unitText?.length ?? 0);
+    const after = unitText?.trim();
+    const euroAfter = after === '€' || after === 'EUR';
+    const digits = readDigits(g.int!, g.sep, g.dec, euroAfter || o.comma);
+    if (!digits) continue;
+    const unit = unitOf(g.cur, unitText);
+    const suffix = g.suf?.replace('.', '');
+    const before = text.slice(Math.max(0, m.index - 2), m.index);
+    // A dash after a number is a range (10–20), after a letter a hyphen (COVID-19); else a minus.
+    const negative = (g.sign && !/[\p{N}%)]\s?$|\p{L}$/u.test(before)) || g.sign2;
+    const sign = negative ? -1 : 1;
+    let values = digits.values.map((v) => v * sign);
+    const readings: Reading[] = [];
+    let scale = 1;
+    if (suffix === 'm' && !g.cur && !g.dec) {
+      // `15m` is 15 million or 15 metres/minutes: both readings.
+      readings.push(
+        ...values.map((v) => ({ value: v * 1e6, unit })),
+        ...values.map((v) => ({ value: v, unit: unitOf(undefined, 'm') })),
+      );
+    } else if (suffix === 'b' && !g.cur) {
+      readings.push(...values.map((v) => ({ value: v, unit })));
+    } else {
+      scale = SCALES[suffix ?? g.word ?? ''] ?? 1;
+      values = values.map((v) => v * scale);
+      readings.push(...values.map((value) => ({ value, unit })));
+    }
+    parsed.push({
+      start: m.index,
+      end,
+      raw: text.slice(m.index, end),
+      readings,
+      unit,
+      scale,
+      written: digits.ambiguous ? [g.int!] : [],
+      // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
+      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : [],
+      plain: !unit && scale === 1 && !suffix,
+    });
+  }
+  // A range's first number takes the unit and scale of its second, as another reading.
+  const facts: Fact[] = [];
+  for (let i = 0; i < parsed.length; i++) {
+    const p = parsed[i]!;
+    const readings = [...p.readings];
+    const next = parsed[i + 1];
+    if (
+      p.plain &&
+      next &&
+      !next.plain &&
+      /^\s*(?:[-–—]|to|and|or|through)\s*$/.test(text.slice(p.end, next.start))
+    )
+      for (const r of p.readings) readings.push({ value: r.value * next.scale, unit: next.unit });
+    if (o.flexibleSign && !p.unit?.cls.startsWith('deg'))
+      for (const r of [...readings]) if (r.value > 0) readings.push({ ...r, value: -r.value });
+    facts.push(quantity(p.raw, readings, p.written, p.extra));
+  }
+  let out = '';
+  let at = 0;
+  for (const p of parsed) {
+    out += text.slice(at, p.start) + ' '.repeat(p.end - p.start);
+    at = p.end;
+  }
+  return { facts, text: out + text.slice(at) };
+}
+
+/**
+ * The value of a run of digits with its separators. Unambiguous forms read the same in every convention
+ * (`1.234,56`, `1,234.56`, `1'000`, `1,50,000`, `15,5`); `1,000` and `1.000` follow the text's
+ * convention and are also keyed as written, so the same form in a source always matches.
+ */
+function readDigits(
+  int: string,
+  sep: string | undefined,
+  dec: string | undefined,
+  comma: boolean,
+): { values: number[]; ambiguous: boolean } | undefined {
+  const decSep = dec?.[0];
+  const decDigits = dec?.slice(1) ?? '';
+  const indian = /^\d{1,2}(,\d{2})+,\d{3}$/.test(int);
+  if (indian || sep === ' ' || sep === "'" || sep === '’') {
+    const whole = int.replace(/[^\d]/g, '');
+    if (indian && decSep === ',') return undefined;
+    return { values: [Number(`${whole}${dec ? `.${decDigits}` : ''}`)], ambiguous: false };
+  }
+  if (sep === ',' || sep === '.') {
+    if (decSep === sep) return undefined; // 1,000,5: not one number
+    const whole = Number(int.split(sep).join(''));
+    if (dec) return { values: [Number(`${whole}.${decDigits}`)], ambiguous: false };
+    const groups = int.split(sep).length - 1;
+    const asDecimal = Number(int.replace(sep, '.'));
+    if (groups > 1) return { values: [whole], ambiguous: false };
+    if (int.startsWith('0')) return { values: [asDecimal], ambiguous: false };
+    // One group of three: a thousands separator, or a decimal with three places.
+    const decimalHere = sep === (comma ? ',' : '.');
+    return { values: [decimalHere ? asDecimal : whole], ambiguous: true };
+  }
+  return { values: [Number(`${int}${dec ? `.${decDigits}` : ''}`)], ambiguous: false };
+}

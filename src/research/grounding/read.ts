@@ -1,0 +1,95 @@
+import { readDates } from './dates.js';
+import type { Fact } from './fact.js';
+import { decimalComma, readNumbers } from './numbers.js';
+import { readPeriods, readPeriodWords } from './periods.js';
+import { readNumberWords } from './words.js';
+
+// Reading a text's facts, once: its layout is undone first (list markers and heading numbers are not
+// facts; a number or word broken across a line end is joined). Numbers in words and periods in words
+// ("third quarter") are read from the whole text; the rest only from windows around digits, where each
+// family reads and blanks its spans, most specific first: dates, periods and versions, then numbers.
+
+export interface ReadOptions {
+  /** The text's decimal convention; judged from this text when not given. */
+  comma?: boolean;
+  /** See NumberOptions.flexibleSign. */
+  flexibleSign?: boolean;
+}
+
+export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
+  const whole = undoLayout(input);
+  const words = readPeriodWords(whole);
+  const text = digitWindows(words.text);
+  const comma = o.comma ?? decimalComma(text);
+  const dates = readDates(text);
+  const periods = readPeriods(dates.text);
+  const numbers = readNumbers(periods.text, { comma, flexibleSign: o.flexibleSign });
+  return [...words.facts, ...dates.facts, ...periods.facts, ...numbers.facts, ...readNumberWords(words.text)];
+}
+
+const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
+const BEFORE = 48;
+const AFTER = 64;
+
+/**
+ * The parts of a text that can hold a figure in digits: a window around every run of digits, cut at
+ * spaces, joined by blank lines. Prose between figures is never scanned by the date, period and number
+ * readers, which keeps a long source's reading to one quick pass over the whole of it.
+ */
+function digitWindows(text: string): string {
+  const spans: [number, number][] = [];
+  for (const m of text.matchAll(/\d+/g)) {
+    const last = spans.at(-1);
+    if (last && m.index - BEFORE <= last[1]) last[1] = m.index + m[0].length + AFTER;
+    else spans.push([m.index - BEFORE, m.index + m[0].length + AFTER]);
+  }
+  if (spans.length === 1 && spans[0]![0] <= 0 && spans[0]![1] >= text.length) return text;
+  return spans
+    .map(([start, end]) => {
+      const from = start <= 0 ? 0 : Math.max(text.lastIndexOf(' ', start), text.lastIndexOf('\n', start)) + 1;
+      const to = end >= text.length ? text.length : nextSpace(text, end);
+      return text.slice(from, to);
+    })
+    .join('\n\n');
+}
+
+function nextSpace(text: string, from: number): number {
+  const space = /\s/g;
+  space.lastIndex = from;
+  return space.exec(text)?.index ?? text.length;
+}
+
+const TENS_END = new RegExp(`(?:${TENS_WORD})$`, 'i');
+
+// Characters NFKC leaves as they are (ASCII, accented Latin letters, common punctuation and currency
+// signs): normalising only the runs of other characters is many times faster on a long source.
+const UNCHANGED =
+  /[^\x00-\x9f\u00a1-\u00a7\u00a9\u00ab-\u00ae\u00b0\u00b1\u00b6\u00b7\u00bb\u00bf-\u00ff\u2013\u2014\u2018-\u201f\u2022\u2026\u2212\u20ac\u20b9]+/g;
+
+/** NFKC: no-break, narrow and thin spaces become spaces, `℃` becomes `°C`, full-width digits digits. */
+function normalise(text: string): string {
+  return text.replace(UNCHANGED, (run) => run.normalize('NFKC'));
+}
+
+/** Normalised text with list markers, heading numbers and line-end breaks inside numbers and words undone. */
+export function undoLayout(text: string): string {
+  return (
+    normalise(text)
+      // `1.`, `2)`, `(3)` starting a line or list item, and `## 1.2 Heading` numbers (a line start is
+      // matched as a newline, which is found far faster than `^` with the m flag).
+      .replace(/(^|\n)([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t]+\S)/g, '$1$2')
+      .replace(/(^|\n)([ \t]*#{1,6}[ \t]+)\d+(?:\.\d+)*\.?(?=[ \t])/g, '$1$2')
+      // `(2)` enumerating inside a sentence: "(1) refunds and (2) returns".
+      .replace(/(^|[\s:;,])\(\d{1,2}\)(?=\s+\p{L})/gu, '$1   ')
+      // 1,500,\n000 and 1,500,-\n000: a number broken after a group separator.
+      .replace(/(\d[,.'’])-?[ \t]*\n[ \t]*(?=\d)/g, '$1')
+      // twenty-\nfive keeps its hyphen; hyphen-\nation loses it.
+      .replace(/-[ \t]*\n[ \t]*(?=\p{L})/gu, (match, at: number, all: string) =>
+        !/\p{L}/u.test(all[at - 1] ?? '')
+          ? match
+          : TENS_END.test(all.slice(Math.max(0, at - 7), at))
+            ? '-'
+            : '',
+      )
+  );
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkGrounding } from '../../src/research/grounding/index.js';
+import { ROOT } from '../support/cli.js';
+
+// The case table (shared with bench/grounding.mjs, which prints the rates): per family of number and
+// date forms, sentences that restate their source correctly and sentences that get a figure wrong.
+interface Family {
+  family: string;
+  source: string;
+  right: string[];
+  wrong: string[];
+}
+const families: Family[] = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/grounding/cases.json'), 'utf8'));
+const flagged = (f: Family, sentence: string) =>
+  checkGrounding(sentence, [{ n: 1, text: f.source }]).unsupported.length > 0;
+
+describe('the grounding case table', () => {
+  it('is broad: 200 or more cases, about half right and half wrong, in every family', () => {
+    const right = families.reduce((n, f) => n + f.right.length, 0);
+    const wrong = families.reduce((n, f) => n + f.wrong.length, 0);
+    expect(right + wrong).toBeGreaterThanOrEqual(200);
+    expect(Math.abs(right - wrong) / (right + wrong)).toBeLessThan(0.1);
+    for (const f of families) expect(f.right.length * f.wrong.length, f.family).toBeGreaterThan(0);
+  });
+
+  for (const f of families)
+    it(`${f.family}: passes every right sentence and flags the wrong ones`, () => {
+      expect(f.right.filter((s) => flagged(f, s))).toEqual([]);
+      expect(f.wrong.filter((s) => !flagged(f, s))).toEqual([]);
+    });
+
+  it('says what is missing as the answer wrote it', () => {
+    const [euro] = families.filter((f) => f.family === 'european decimal comma');
+    const result = checkGrounding('The reserve is €1.234,00 and the discount 15,5 % [1].', [
+      { n: 1, text: euro!.source },
+    ]);
+    expect(result.unsupported[0]?.missing).toEqual(['€1.234,00']);
+  });
+});
