@@ -3,7 +3,7 @@ import type { CostRow } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
-import type { Grounding } from './grounding.js';
+import type { Grounding } from './grounding/index.js';
 import type { Source, SourceReport } from './sources.js';
 import type { Timings } from './timings.js';
 
