@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { reviewStep } from '../../src/cli/research-review.js';
 import { hasScript, terminalAgent } from '../support/pty.js';
 import { chatSse } from '../support/sse-builders.js';
 
@@ -76,4 +77,46 @@ it.skipIf(!hasScript)('q cancels before anything but the plan is spent', async (
   expect(await exited).toBe(130);
   expect(out()).toMatch(/Cancelled\./);
   expect(server.requests).toHaveLength(1);
+});
+
+describe('what the user types at the review prompt', () => {
+  const docs = [
+    { slug: 'a/one', title: 'One', path: '/a/one.md' },
+    { slug: 'b/two', title: 'Two', path: '/b/two.md' },
+  ];
+  const plan = { documents: [{ slug: 'a/one', title: 'One' }], searches: ['first', 'second'] };
+
+  it('Enter keeps, q cancels, numbers drop across documents and searches', () => {
+    expect(reviewStep(plan, '', docs)).toEqual({ kind: 'keep' });
+    expect(reviewStep(plan, ' Q ', docs)).toEqual({ kind: 'cancel' });
+    expect(reviewStep(plan, '1, 3', docs)).toEqual({
+      kind: 'edit',
+      plan: { documents: [], searches: ['first'] },
+    });
+    expect(reviewStep(plan, '0 4', docs)).toEqual({
+      kind: 'problem',
+      message: 'No item 0, 4: the plan has items 1 to 3.',
+    });
+  });
+
+  it('+ adds a search, @ a known document; an empty plan cannot be kept', () => {
+    expect(reviewStep(plan, '+  third one ', docs)).toMatchObject({
+      plan: { searches: ['first', 'second', 'third one'] },
+    });
+    expect(reviewStep(plan, '+ FIRST', docs)).toMatchObject({ kind: 'problem' });
+    expect(reviewStep(plan, '@b/two', docs)).toMatchObject({
+      plan: {
+        documents: [
+          { slug: 'a/one', title: 'One' },
+          { slug: 'b/two', title: 'Two' },
+        ],
+      },
+    });
+    expect(reviewStep(plan, '@two', docs)).toEqual({
+      kind: 'problem',
+      message: 'No document "two"; did you mean @b/two?',
+    });
+    expect(reviewStep({ documents: [], searches: [] }, '', docs)).toMatchObject({ kind: 'problem' });
+    expect(reviewStep(plan, 'what?', docs)).toMatchObject({ kind: 'problem' });
+  });
 });
