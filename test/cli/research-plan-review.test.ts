@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reviewStep } from '../../src/cli/research-review.js';
 import { tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
-import { reviewStep } from '../../src/cli/research-review.js';
 import { hasScript, terminalAgent } from '../support/pty.js';
 import { chatSse } from '../support/sse-builders.js';
 

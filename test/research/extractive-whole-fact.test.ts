@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
-import { extractiveAnswer } from '../../src/research/extractive.js';
 import { quoteUnits, sentences } from '../../src/research/extractive/units.js';
+import { extractiveAnswer } from '../../src/research/extractive.js';
 import { openStore } from '../../src/store/open.js';
 
 // The no-key answer quotes the fact whole: the sentence whose numbers and comparison match the question,
