@@ -199,6 +199,14 @@ describe('web filters', () => {
     );
   });
 
+  it('say so when extractive mode has no web to filter', async () => {
+    const r = await runCli(['research', '--site', 'example.com', '--recent', '1y', QUESTION], {
+      env: { AGENT_DB: tempDb() },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^Extractive mode does not search the web: --site, --recent ignored\.$/m);
+  });
+
   it('--recent takes 7d, 6m, 1y; anything else is exit 2', async () => {
     const r = await research(['--recent', 'last week', QUESTION]);
     expect(r.code).toBe(2);

@@ -44,6 +44,17 @@ export function webFilterOptions(
   };
 }
 
+/** Extractive mode reads no web: a web filter given as a flag there is said to do nothing. */
+export function ignoredFilterFlags(o: SteerOptions): string | undefined {
+  const given = [
+    o.site?.length && '--site',
+    o.excludeSite?.length && '--exclude-site',
+    o.recent && '--recent',
+  ];
+  const flags = given.filter(Boolean);
+  return flags.length ? `Extractive mode does not search the web: ${flags.join(', ')} ignored.` : undefined;
+}
+
 /**
  * Checks the plan flags before anything is spent, and reads --plan-file. They need a model (extractive
  * mode has no plan), and --review needs a terminal to ask on.

@@ -23,7 +23,13 @@ import {
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
 import { clean, styleFor } from '../style.js';
-import { printPlan, type SteerOptions, steerOptions, webFilterOptions } from './research-steer.js';
+import {
+  ignoredFilterFlags,
+  printPlan,
+  type SteerOptions,
+  steerOptions,
+  webFilterOptions,
+} from './research-steer.js';
 
 export interface ResearchCommandOptions extends SteerOptions {
   provider?: string;
@@ -69,6 +75,8 @@ export async function runResearchCommand(
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
   const steer = steerOptions(o, models);
+  const ignored = models ? undefined : ignoredFilterFlags(o);
+  if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
