@@ -162,9 +162,14 @@ const MAX_QUOTE = 900;
 export function quoteUnits(body: string): Unit[] {
   const segs = segments(body);
   const units: Unit[] = [];
+  /** A "Default:" / "Note:" line that completes the segment before it (under the same heading). */
+  const completes = (j: number) => {
+    const s = segs[j];
+    return s?.kind === 'sentence' && LABEL.test(s.text) && s.heading === segs[j - 1]?.heading;
+  };
   segs.forEach((seg, i) => {
     // A question is what a FAQ asks, not an answer; a label line is quoted with what it completes.
-    if (seg.kind !== 'row' && (/\?$/.test(seg.text) || (LABEL.test(seg.text) && i > 0))) return;
+    if (seg.kind !== 'row' && (/\?$/.test(seg.text) || (i > 0 && completes(i)))) return;
     let last = i;
     const parts = [seg.kind === 'item' && seg.number ? `${seg.number}. ${seg.text}` : seg.text];
     const take = (j: number) => {
@@ -182,11 +187,10 @@ export function quoteUnits(body: string): Unit[] {
           j++
         )
           take(j);
-      } else if (next) take(i + 1);
+      } else if (next && next.heading === seg.heading) take(i + 1);
     }
     // "Default: …" / "Note: …" lines right after it.
-    while (segs[last + 1] && LABEL.test(segs[last + 1]!.text) && segs[last + 1]!.kind === 'sentence')
-      take(last + 1);
+    while (completes(last + 1)) take(last + 1);
     let text = parts.join(' ');
     if (text.length > MAX_QUOTE) text = parts.slice(0, 1).join(' ');
     const previous = segs[i - 1]?.block === seg.block && seg.kind === 'sentence' ? segs[i - 1]!.text : '';
