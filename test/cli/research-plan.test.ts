@@ -29,6 +29,9 @@ beforeEach(async () => {
         body: `<html><head><title>Page ${url.pathname}</title></head><body><p>Refunds are capped at $200 on ${url.pathname}.</p></body></html>`,
       };
     const system = systemOf(req);
+    const user = JSON.stringify((req.body as any)?.messages?.at(-1)?.content ?? '');
+    if (system.includes('You plan research') && user.includes('Facts gathered so far'))
+      return sse(chatSse({ text: '{"gaps": ["more"], "documents": [], "searches": ["second search"]}' }));
     if (system.includes('You plan research')) return sse(chatSse({ text: planReply }));
     if (system.includes('You extract facts')) return sse(chatSse({ text: '- Agents refund up to $200.' }));
     return sse(chatSse({ text: 'Up to $200 [1].' }));
@@ -178,6 +181,17 @@ describe('web filters', () => {
     expect(out.sources.map((s: { location: string }) => s.location)).toEqual([`${server.url}/page-new`]);
     expect(out.settings).toMatchObject({ sites: ['127.0.0.1'], recent: '6m' });
     expect(server.requests.some((q) => q.url === '/page-old')).toBe(false);
+  });
+
+  it('apply to the searches of follow-up rounds too', async () => {
+    planReply = '{"documents": [], "searches": ["first search"]}';
+    searchResults = [{ title: 'Kept', url: `${server.url}/page-1`, description: 'x' }];
+    const r = await research(['--depth', '2', '--exclude-site', 'spam.example', QUESTION], web());
+    expect(r.code).toBe(0);
+    const sent = server.requests
+      .filter((q) => q.url.startsWith('/search'))
+      .map((q) => new URL(q.url, server.url).searchParams.get('q'));
+    expect(sent).toEqual(['first search -site:spam.example', 'second search -site:spam.example']);
   });
 
   it('AGENT_EXCLUDE_SITES sets a default; a malformed entry is a configuration error', async () => {
