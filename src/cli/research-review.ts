@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { DocumentInfo } from '../research/documents.js';
 import type { PlanView } from '../research/pipeline.js';
 import type { Plan } from '../research/plan.js';
+import { planOf } from '../research/plan-file.js';
 import { clean, styleFor } from './style.js';
 
 // `agent research --review`: the plan, numbered, on the terminal; the user keeps it, drops items, adds a
@@ -121,8 +122,7 @@ export async function reviewPlan(
       const line = await Promise.race([rl.question('review> ').catch(() => undefined), closed]);
       if (line === undefined) return undefined;
       const step = reviewStep(plan, line, documents);
-      if (step.kind === 'keep')
-        return { documents: plan.documents.map((d) => d.slug), searches: plan.searches };
+      if (step.kind === 'keep') return planOf(plan);
       if (step.kind === 'cancel') return undefined;
       if (step.kind === 'problem') output.write(`${s.yellow(step.message)}\n`);
       else {
