@@ -102,6 +102,8 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
       return s.red(`  ✗ ${r.label}: ${r.detail}`);
     case 'skipped':
       return s.dim(`  - ${r.label}: skipped (${r.detail})`);
+    case 'filtered':
+      return s.dim(`  - ${r.label}: ${r.detail}`);
   }
 }
 

@@ -1,25 +1,51 @@
 import type { Db } from '../store/open.js';
-import { type PassageHit, queryTerms, searchPassages } from './documents.js';
+import { getDocument, type PassageHit, queryTerms, searchPassages } from './documents.js';
+import { askedBand, type Band, bands, holds, quantities } from './extractive/numbers.js';
+import { quoteUnits, type Unit } from './extractive/units.js';
 import type { Source } from './sources.js';
-import { markdownSentences, stem, words } from './text.js';
+import { stem, words } from './text.js';
 
 // The no-key answer: full-text search over every document's passages picks the best passages (so a fact
-// deep in a long document is found), then the sentences in them that share the most (and the rarest)
-// words with the question are quoted, each with its citation.
+// deep in a long document is found); the sentences, list items and table rows in them are scored against
+// the question and the best are quoted whole, each with what completes it and its citation. Exact phrases
+// and the question's numbers, with their comparison ("above $1,000"), weigh above loose word overlap.
 
 export interface ExtractiveAnswer {
   answer: string;
   sources: Source[];
 }
 
-interface Candidate {
-  text: string;
+interface Candidate extends Unit {
   doc: number;
   stems: Set<string>;
+  /** The core's stems in order, for phrase matches. */
+  sequence: string[];
+  headingSequence: string[];
+  /** Stems of the heading and the sentence before, with the weight each counts for. */
+  context: Map<string, number>;
 }
 
 const QUANTITY =
-  /\b(how (much|many|long|often|soon)|limit|maximum|minimum|cost|price|amount|days?|hours?|weeks?|when|deadline|percent)\b/i;
+  /\b(how (much|many|long|often|soon|heavy|fast)|limit|maximum|minimum|cost|price|amount|days?|hours?|weeks?|when|deadline|percent|default)\b/i;
+
+/** Words too common to make a phrase on their own. */
+const FILLER = new Set(
+  'a an the of to in on at for by with and or is are be do does did can i you we it my our your what which who how when where why this that there'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A word of the heading or of the sentence before counts for half a word of the sentence itself; of a
+ * heading that is a question (a FAQ's), nearly a whole one: what follows it is the answer to it.
+ */
+function contextWeights(unit: Unit): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const w of words(unit.previous)) weights.set(stem(w), 0.5);
+  const weight = unit.heading.trim().endsWith('?') ? 0.9 : 0.5;
+  for (const w of words(unit.heading)) weights.set(stem(w), Math.max(weight, weights.get(stem(w)) ?? 0));
+  return weights;
+}
 
 export function extractiveAnswer(
   db: Db,
@@ -29,51 +55,40 @@ export function extractiveAnswer(
 ): ExtractiveAnswer {
   // The best passages, from at most `documents` documents, numbered by the rank of their document's best.
   const hits: PassageHit[] = [];
-  const candidates: Candidate[] = [];
+  const ranges = new Map<number, [number, number][]>();
+  const bodies: string[] = [];
   for (const passage of searchPassages(db, root, question, options.passages ?? 16)) {
     let doc = hits.findIndex((h) => h.slug === passage.slug);
     if (doc < 0) {
       if (hits.length >= (options.documents ?? 4)) continue;
       doc = hits.push(passage) - 1;
+      bodies[doc] = getDocument(db, root, passage.slug)?.body ?? passage.text;
     }
-    for (const text of markdownSentences(passage.text))
-      candidates.push({ text, doc, stems: new Set(words(text).map(stem)) });
+    const start = bodies[doc]!.indexOf(passage.text);
+    if (start >= 0) ranges.set(doc, [...(ranges.get(doc) ?? []), [start, start + passage.text.length]]);
   }
+  // The units of each document that lie in a matching passage; the whole document is parsed, so a table
+  // row keeps its header and a sentence its list even across a passage's edge.
+  const candidates: Candidate[] = [];
+  hits.forEach((_, doc) => {
+    const inside = ranges.get(doc) ?? [];
+    for (const unit of quoteUnits(bodies[doc]!)) {
+      if (!inside.some(([a, b]) => unit.start < b && unit.end > a)) continue;
+      const sequence = words(unit.core).map(stem);
+      candidates.push({
+        ...unit,
+        doc,
+        sequence,
+        stems: new Set([...sequence, ...words(unit.text).map(stem)]),
+        headingSequence: words(unit.heading).map(stem),
+        context: contextWeights(unit),
+      });
+    }
+  });
   const terms = [...new Set(queryTerms(question).map(stem))];
   if (terms.length === 0 || candidates.length === 0) return { answer: '', sources: [] };
 
-  // Rarer words say more: weight each term by its inverse frequency among the candidate sentences.
-  const idf = new Map(
-    terms.map((t) => {
-      const df = candidates.filter((c) => c.stems.has(t)).length;
-      return [t, Math.log(1 + candidates.length / (df + 0.5))];
-    }),
-  );
-  const wantsQuantity = QUANTITY.test(question);
-  const maxIdf = Math.max(...idf.values());
-  const amounts = dollarAmounts(question);
-  const scored = candidates
-    .map((c) => {
-      let score = 0;
-      for (const t of terms) if (c.stems.has(t)) score += idf.get(t)!;
-      if (wantsQuantity && /[$€£]\s?\d|\d+\s?(%|days?|hours?|weeks?|months?|years?|km)/i.test(c.text))
-        score *= 1.3;
-      // A sentence whose band ("$5,000 to $50,000") contains the amount asked about answers it, whatever its words.
-      if (amounts.some((a) => coversAmount(c.text, a))) score += maxIdf * 1.5;
-      score *= 1 - 0.08 * c.doc; // the search's own ranking of the documents
-      const length = words(c.text).length;
-      score /= 1 + Math.max(0, length - 30) * 0.02; // prefer the sentence that says it, not a paragraph around it
-      return { ...c, score };
-    })
-    .filter((c) => c.score > 0)
-    .sort((a, b) => b.score - a.score);
-  const best = scored[0]?.score ?? 0;
-  const chosen: typeof scored = [];
-  for (const c of scored) {
-    if (chosen.length >= (options.sentences ?? 4) || c.score < best * 0.55) break;
-    if (chosen.some((x) => x.text === c.text)) continue;
-    chosen.push(c);
-  }
+  const chosen = choose(rank(question, terms, candidates), options.sentences ?? 4);
 
   // Sources are numbered in the order the answer first cites them.
   const sources: Source[] = [];
@@ -97,20 +112,87 @@ export function extractiveAnswer(
   return { answer: lines.join('\n'), sources };
 }
 
-function dollarAmounts(text: string): number[] {
-  return [...text.matchAll(/\$\s?(\d[\d,]*(?:\.\d+)?)\s*(k|thousand)?/gi)].map(
-    (m) => Number(m[1]!.replace(/,/g, '')) * (m[2] ? 1000 : 1),
+function rank(question: string, terms: string[], candidates: Candidate[]) {
+  // Rarer words say more: weight each term by its inverse frequency among the candidates.
+  const idf = new Map(
+    terms.map((t) => {
+      const df = candidates.filter((c) => c.stems.has(t)).length;
+      return [t, Math.log(1 + candidates.length / (df + 0.5))];
+    }),
   );
+  const maxIdf = Math.max(...idf.values());
+  const wantsQuantity = QUANTITY.test(question);
+  const asked = quantities(question);
+  // The question's phrases: neighbouring words, not both filler ("finance director", "above 1").
+  const sequence = words(question).map(stem);
+  const phrases = sequence
+    .slice(1)
+    .map((w, i) => [sequence[i]!, w] as const)
+    .filter(([a, b]) => !(FILLER.has(a) && FILLER.has(b)));
+  return candidates
+    .map((c) => {
+      let score = 0;
+      for (const t of terms) {
+        if (c.stems.has(t)) score += idf.get(t)!;
+        else score += idf.get(t)! * (c.context.get(t) ?? 0);
+      }
+      for (const [a, b] of phrases) {
+        const bonus = ((idf.get(a) ?? 0) + (idf.get(b) ?? 0)) * 0.5 || maxIdf * 0.25;
+        if (hasPhrase(c.sequence, a, b)) score += bonus;
+        else if (hasPhrase(c.headingSequence, a, b)) score += bonus * (c.context.get(a) ?? 0);
+      }
+      score += numberScore(c.text, asked) * maxIdf;
+      if (
+        wantsQuantity &&
+        /[$€£]\s?\d|\d+\s?(%|days?|hours?|weeks?|months?|years?|km|kg|seconds?|`)/i.test(c.text)
+      )
+        score *= 1.2;
+      score *= 1 - 0.08 * c.doc; // the search's own ranking of the documents
+      const length = words(c.core).length;
+      score /= 1 + Math.max(0, length - 30) * 0.02; // prefer the sentence that says it, not a paragraph around it
+      return { ...c, score };
+    })
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score);
+}
+
+const hasPhrase = (sequence: string[], a: string, b: string) =>
+  sequence.some((w, i) => w === a && sequence[i + 1] === b);
+
+/**
+ * The question's numbers in the sentence: the same number with the same comparison ("above $1,000" and
+ * "above $1,000") counts most; the same number compared the other way ("up to $1,000") a little; a band
+ * that holds the amount asked about ("$600" in "above $150 and up to $1,000") in between.
+ */
+function numberScore(text: string, asked: ReturnType<typeof quantities>): number {
+  if (!asked.length) return 0;
+  const own = quantities(text);
+  const stated: Band[] = bands(text);
+  let score = 0;
+  for (const q of asked) {
+    const same = own.filter((o) => o.value === q.value);
+    if (same.some((o) => o.comparison === q.comparison)) score += q.comparison ? 2.5 : 1;
+    else if (same.length) score += 0.5;
+    if (stated.some((b) => holds(b, askedBand(q)))) score += 1.5;
+  }
+  return score;
+}
+
+/** The best quotes, at most `limit`, within reach of the best, never two that share a line. */
+function choose<T extends Candidate & { score: number }>(scored: T[], limit: number): T[] {
+  const best = scored[0]?.score ?? 0;
+  const chosen: T[] = [];
+  for (const c of scored) {
+    if (chosen.length >= limit || c.score < best * 0.55) break;
+    const overlaps = chosen.some(
+      (x) => x.text === c.text || (x.doc === c.doc && x.span[0] <= c.span[1] && c.span[0] <= x.span[1]),
+    );
+    if (!overlaps) chosen.push(c);
+  }
+  return chosen;
 }
 
 /** "$5,000 to $50,000", "up to $500", "above $50,000": does the sentence's band contain the amount? */
 export function coversAmount(sentence: string, amount: number): boolean {
-  const n = (s: string) => Number(s.replace(/,/g, ''));
-  const range = /\$(\d[\d,]*)\s*(?:to|-|–)\s*\$(\d[\d,]*)/i.exec(sentence);
-  if (range) return amount >= n(range[1]!) && amount <= n(range[2]!);
-  const upTo = /\b(?:up to|below|under|less than)\s*\$(\d[\d,]*)/i.exec(sentence);
-  if (upTo) return amount <= n(upTo[1]!);
-  const above = /\b(?:above|over|more than|exceeding)\s*\$(\d[\d,]*)/i.exec(sentence);
-  if (above) return amount > n(above[1]!);
-  return false;
+  return bands(sentence).some((b) => holds(b, { low: amount, high: amount, lowInclusive: true }));
 }

@@ -5,6 +5,7 @@ import { type DocumentInfo, listDocuments, searchDocuments } from './documents.j
 import { fallbackPlan, followUp, PLAN_LIST_LIMIT } from './follow-up.js';
 import { type Emit, limiter, MAX_TOKENS, modelCaller, RunLedger, settleAll } from './model-call.js';
 import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from './plan.js';
+import { checkPlanDocuments, type PlanView, planView } from './plan-file.js';
 import {
   EXTRACT_SYSTEM,
   extractPrompt,
@@ -14,7 +15,14 @@ import {
   writePrompt,
 } from './prompts.js';
 import { collectRound, type Source, type SourceReport } from './sources.js';
-import type { ModelSetup, ResearchOptions, ResearchResult, ResearchSettings } from './types.js';
+import {
+  type ModelSetup,
+  type ResearchOptions,
+  type ResearchResult,
+  type ResearchSettings,
+  type RunUsage,
+  webFilters,
+} from './types.js';
 import { preloadWebModules } from './web-modules.js';
 
 export const DEFAULT_CONCURRENCY = 16;
@@ -24,6 +32,79 @@ type ChainResult = Pick<
   'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated'
 >;
 
+/** What every chain starts from: the run's model caller and ledger, and the documents it may read. */
+function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit) {
+  const runId = o.runId ?? randomUUID();
+  const ledger = new RunLedger();
+  const call = modelCaller(o, m.provider, runId, ledger, emit);
+  const webAvailable = searchBackendName(o.env) !== undefined;
+  const all = listDocuments(o.db, o.contentDir);
+  const known = new Set(all.map((d) => d.slug));
+  return { ledger, call, webAvailable, all, known };
+}
+
+type ChainStart = ReturnType<typeof chainStart>;
+
+/**
+ * The plan the run follows: the one given (--plan-file; its documents checked before anything is spent)
+ * or the small model's, then the user's review of it (--review) when asked for.
+ */
+async function choosePlan(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+  { call, webAvailable, all, known }: ChainStart,
+): Promise<Plan> {
+  let plan: Plan;
+  if (o.plan) {
+    checkPlanDocuments(o.plan, known, o.contentDir);
+    plan = o.plan;
+  } else {
+    // 1. Plan (small model). What web sources need loads meanwhile, off the critical path.
+    if (webAvailable) preloadWebModules();
+    emit({ type: 'step', name: 'plan' });
+    const shown: DocumentInfo[] =
+      all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;
+    const planned = await makePlan(
+      async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
+      planPrompt(o.question, shown, webAvailable, settings.breadth),
+      known,
+      { breadth: settings.breadth },
+    );
+    if (planned.dropped.length)
+      emit({
+        type: 'notice',
+        message: `The plan named unknown documents, ignored: ${planned.dropped.join(', ')}`,
+      });
+    plan = planned.plan;
+    if (!plan.documents.length && !plan.searches.length) plan = fallbackPlan(o);
+  }
+  if (o.review) {
+    const reviewed = await o.review(planView(plan, all), all);
+    if (!reviewed) throw new AbortedError();
+    plan = reviewed;
+  }
+  if (!webAvailable && plan.searches.length)
+    emit({
+      type: 'notice',
+      message: `Web searches skipped: no search service is set up (${SEARCH_SETUP_HINT}).`,
+    });
+  return { documents: plan.documents, searches: plan.searches };
+}
+
+/** `--plan`: the plan (after any review) with its documents' titles, and what planning cost. */
+export async function planChain(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+): Promise<{ plan: PlanView; usage: RunUsage }> {
+  const start = chainStart(o, m, emit);
+  const plan = await choosePlan(o, m, settings, emit, start);
+  return { plan: planView(plan, start.all), usage: start.ledger.totals() };
+}
+
 /** Plan → (collect and extract, pipelined) → [follow-up → collect and extract]… → write. */
 export async function modelChain(
   o: ResearchOptions,
@@ -31,36 +112,9 @@ export async function modelChain(
   settings: ResearchSettings,
   emit: Emit,
 ): Promise<ChainResult> {
-  const runId = o.runId ?? randomUUID();
-  const ledger = new RunLedger();
-  const call = modelCaller(o, m.provider, runId, ledger, emit);
-  const webAvailable = searchBackendName(o.env) !== undefined;
-  const all = listDocuments(o.db, o.contentDir);
-  const known = new Set(all.map((d) => d.slug));
-
-  // 1. Plan (small model). What web sources need loads meanwhile, off the critical path.
-  if (webAvailable) preloadWebModules();
-  emit({ type: 'step', name: 'plan' });
-  const shown: DocumentInfo[] =
-    all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;
-  const planned = await makePlan(
-    async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
-    planPrompt(o.question, shown, webAvailable, settings.breadth),
-    known,
-    { breadth: settings.breadth },
-  );
-  if (planned.dropped.length)
-    emit({
-      type: 'notice',
-      message: `The plan named unknown documents, ignored: ${planned.dropped.join(', ')}`,
-    });
-  if (!webAvailable && planned.plan.searches.length)
-    emit({
-      type: 'notice',
-      message: `Web searches skipped: no search service is set up (${SEARCH_SETUP_HINT}).`,
-    });
-  let plan: Plan = planned.plan;
-  if (!plan.documents.length && !plan.searches.length) plan = fallbackPlan(o);
+  const start = chainStart(o, m, emit);
+  const { ledger, call, webAvailable, all, known } = start;
+  let plan = await choosePlan(o, m, settings, emit, start);
 
   const sources: Source[] = [];
   const reports: SourceReport[] = [];
@@ -86,6 +140,7 @@ export async function modelChain(
       seen,
       base: sources.length,
       room: settings.maxSources - sources.length,
+      filters: webFilters(settings),
       onReport: (report) => {
         reports.push(report);
         emit({ type: 'source', report });

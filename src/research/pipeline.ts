@@ -5,17 +5,21 @@ import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { extractiveAnswer } from './extractive.js';
 import { checkGrounding } from './grounding/index.js';
-import { modelChain } from './model-chain.js';
+import { modelChain, planChain } from './model-chain.js';
+import type { PlanView } from './plan-file.js';
 import { resultJson } from './result-json.js';
 import { StepClock } from './timings.js';
 import {
   DEFAULT_SETTINGS,
+  type ModelSetup,
   type ResearchEvent,
   type ResearchOptions,
   type ResearchResult,
   type ResearchSettings,
+  type RunUsage,
 } from './types.js';
 
+export type { PlanView } from './plan-file.js';
 export type {
   ModelSetup,
   ResearchEvent,
@@ -27,20 +31,23 @@ export type {
 } from './types.js';
 export { DEFAULT_SETTINGS } from './types.js';
 
-export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
-  const clock = new StepClock();
-  const emit = (e: ResearchEvent) => {
-    clock.observe(e);
-    o.onEvent?.(e);
-  };
-  const settings: ResearchSettings = {
+/** The run's settings: each option as given, else its default. */
+function settingsOf(o: ResearchOptions): ResearchSettings {
+  return {
     depth: o.depth ?? DEFAULT_SETTINGS.depth,
     breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,
     perSearch: o.perSearch ?? DEFAULT_SETTINGS.perSearch,
     maxSources: o.maxSources ?? DEFAULT_SETTINGS.maxSources,
     report: o.report ?? DEFAULT_SETTINGS.report,
+    // The web filters are kept with the run only when set, so a run without them reads as before.
+    ...(o.sites?.length ? { sites: o.sites } : {}),
+    ...(o.excludeSites?.length ? { excludeSites: o.excludeSites } : {}),
+    ...(o.recent ? { recent: o.recent } : {}),
   };
-  const createdAt = new Date().toISOString();
+}
+
+/** Brings the document index up to date, saying what could not be read. */
+async function indexStep(o: ResearchOptions, emit: (e: ResearchEvent) => void): Promise<void> {
   emit({ type: 'step', name: 'index' });
   const stats = await refreshIndex(o.db, o.contentDir, { signal: o.signal });
   const { skipped } = stats;
@@ -51,6 +58,26 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
       message: `The content folder ${o.contentDir} holds no ${skipped.length ? 'readable ' : ''}documents (.md, .markdown, .txt, .html, .htm, .docx, .pdf).`,
     });
   if (o.signal?.aborted) throw new AbortedError();
+}
+
+/** `agent research --plan`: the plan (the small model's, or o.plan checked; reviewed if asked) and its cost. */
+export async function planResearch(
+  o: ResearchOptions & { models: ModelSetup },
+): Promise<{ plan: PlanView; usage: RunUsage }> {
+  const emit = (e: ResearchEvent) => o.onEvent?.(e);
+  await indexStep(o, emit);
+  return planChain(o, o.models, settingsOf(o), emit);
+}
+
+export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
+  const clock = new StepClock();
+  const emit = (e: ResearchEvent) => {
+    clock.observe(e);
+    o.onEvent?.(e);
+  };
+  const settings = settingsOf(o);
+  const createdAt = new Date().toISOString();
+  await indexStep(o, emit);
 
   if (!o.models) {
     const ignored = [settings.report && '--report', settings.depth > 1 && '--depth'].filter(Boolean);

@@ -1,6 +1,7 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { searchBackendName } from '../tools/search/config.js';
+import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
 import { documentSource, textSource } from './documents.js';
@@ -31,7 +32,8 @@ export interface Source {
 /** What happened to everything the plan asked for, collected or not. */
 export interface SourceReport {
   label: string;
-  status: Source['status'] | 'failed' | 'skipped';
+  /** `filtered`: a search's results that fell outside the web filters were dropped (detail says how many). */
+  status: Source['status'] | 'failed' | 'skipped' | 'filtered';
   detail?: string;
   n?: number;
 }
@@ -56,6 +58,8 @@ export interface RoundOptions {
   base: number;
   /** How many more sources may be collected (--max-sources). */
   room: number;
+  /** --site, --exclude-site, --recent: sent to the search service, and enforced on what it returns. */
+  filters?: WebFilters;
   onReport?: (report: SourceReport) => void;
   /** Called the moment a source's text is in hand, before numbering, so extraction can start at once. */
   onSource?: (source: Source) => void;
@@ -151,7 +155,8 @@ function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>
   const replies = searches.map(async (query): Promise<SearchReply> => {
     const [{ searchWeb }] = await loadWebModules();
     try {
-      return { query, results: await searchWeb(query, count, o.env, o.signal) };
+      const results = await searchWeb(query, count, o.env, o.signal, o.filters);
+      return { query, results: dropOutside(query, results, o.filters, (r) => o.onReport?.(r)) };
     } catch (error) {
       if (o.signal?.aborted) throw new AbortedError();
       return { query, results: [], error: errorMessage(error) };
@@ -270,4 +275,39 @@ async function readResult(
     readAt: new Date().toISOString(),
   });
   st.report({ label: result.url, status: fallback, detail: failure });
+}
+
+const MISSED: Record<FilterMiss, string> = {
+  site: 'outside --site',
+  excluded: 'on an --exclude-site',
+  old: 'older than --recent',
+};
+
+/** The results inside the filters; the search's report line says how many were dropped, and why. */
+function dropOutside(
+  query: string,
+  results: SearchResult[],
+  filters: WebFilters | undefined,
+  report: (r: SourceReport) => void,
+): SearchResult[] {
+  if (!hasFilters(filters)) return results;
+  const now = new Date();
+  const counts = new Map<FilterMiss, number>();
+  const kept = results.filter((r) => {
+    const miss = filterMiss(r, filters, now);
+    if (miss) counts.set(miss, (counts.get(miss) ?? 0) + 1);
+    return !miss;
+  });
+  const dropped = results.length - kept.length;
+  if (dropped > 0) {
+    const why = [...counts].map(
+      ([miss, n]) => `${n} ${MISSED[miss]}${miss === 'old' ? ` ${filters.recent}` : ''}`,
+    );
+    report({
+      label: `search "${query}"`,
+      status: 'filtered',
+      detail: `${dropped} of ${results.length} result(s) dropped by the web filters (${why.join(', ')})`,
+    });
+  }
+  return kept;
 }

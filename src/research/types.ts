@@ -1,9 +1,13 @@
 import type { Price } from '../providers/prices.js';
 import type { CostRow } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
+import type { WebFilters } from '../tools/search/filters.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
+import type { DocumentInfo } from './documents.js';
 import type { Grounding } from './grounding/index.js';
+import type { Plan } from './plan.js';
+import type { PlanView } from './plan-file.js';
 import type { Source, SourceReport } from './sources.js';
 import type { Timings } from './timings.js';
 
@@ -51,7 +55,20 @@ export interface ResearchSettings {
   maxSources: number;
   /** A structured report instead of a short answer. */
   report: boolean;
+  /** --site / AGENT_SITES: web searches only on these domains (and their subdomains); absent when none. */
+  sites?: string[];
+  /** --exclude-site / AGENT_EXCLUDE_SITES: never these domains; absent when none. */
+  excludeSites?: string[];
+  /** --recent: only pages published within this period (`7d`, `6m`, `1y`); absent when not set. */
+  recent?: string;
 }
+
+/** The run's web filters, in the form the search layer takes. */
+export const webFilters = (s: ResearchSettings): WebFilters => ({
+  sites: s.sites ?? [],
+  excludeSites: s.excludeSites ?? [],
+  recent: s.recent,
+});
 
 export const DEFAULT_SETTINGS: ResearchSettings = {
   depth: 1,
@@ -102,4 +119,11 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;
+  /** Run this plan instead of asking the small model for one (--plan-file). */
+  plan?: Plan;
+  /**
+   * Shown the plan before anything but the plan call is spent (--review): returns the plan to run, or
+   * undefined to cancel the run.
+   */
+  review?: (plan: PlanView, documents: DocumentInfo[]) => Promise<Plan | undefined>;
 }

@@ -7,8 +7,12 @@ import { BIN, cleanEnv, ROOT } from './cli.js';
 export const hasScript = spawnSync('script', ['--version']).status === 0;
 
 /** `agent chat <args>` on a terminal: what it printed so far, keys to type, and its exit code. */
-export function terminalChat(args: string[], env: Record<string, string>) {
-  const child = spawn('script', ['-qefc', `${process.execPath} ${BIN} chat ${args.join(' ')}`, '/dev/null'], {
+export const terminalChat = (args: string[], env: Record<string, string>) =>
+  terminalAgent(['chat', ...args], env);
+
+/** `agent <args>` on a terminal (args as the shell reads them: quote what has spaces). */
+export function terminalAgent(args: string[], env: Record<string, string>) {
+  const child = spawn('script', ['-qefc', `${process.execPath} ${BIN} ${args.join(' ')}`, '/dev/null'], {
     cwd: ROOT,
     env: cleanEnv({ COLUMNS: '100', LINES: '30', TERM: 'xterm', ...env }),
   });

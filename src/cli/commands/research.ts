@@ -3,7 +3,13 @@ import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { contentDirectory } from '../../research/documents.js';
-import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
+import {
+  type ModelSetup,
+  planResearch,
+  type ResearchOptions,
+  type ResearchResult,
+  runResearch,
+} from '../../research/pipeline.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
@@ -17,8 +23,15 @@ import {
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
 import { clean, styleFor } from '../style.js';
+import {
+  ignoredFilterFlags,
+  printPlan,
+  type SteerOptions,
+  steerOptions,
+  webFilterOptions,
+} from './research-steer.js';
 
-export interface ResearchCommandOptions {
+export interface ResearchCommandOptions extends SteerOptions {
   provider?: string;
   smallModel?: string;
   largeModel?: string;
@@ -52,7 +65,7 @@ export async function researchModels(
 export async function runResearchCommand(
   question: string,
   o: ResearchCommandOptions,
-): Promise<ResearchResult> {
+): Promise<ResearchResult | undefined> {
   // A question of nothing but escape sequences and control characters is empty once made printable.
   if (!clean(question).trim())
     throw new UsageError(
@@ -63,7 +76,11 @@ export async function runResearchCommand(
   const outToStdout = o.out === '-';
   if (outToStdout && o.json) throw new UsageError('--out - and --json both write to stdout: choose one.');
   if (o.out !== undefined) checkWritable(o.out);
+  const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
+  const steer = steerOptions(o, models);
+  const ignored = models ? undefined : ignoredFilterFlags(o);
+  if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
@@ -73,24 +90,41 @@ export async function runResearchCommand(
   process.once('SIGINT', onSigint);
   let result: ResearchResult;
   let ok = false;
+  const review = steer.review;
+  const options: ResearchOptions = {
+    question,
+    db,
+    contentDir,
+    env: process.env,
+    models,
+    runId: randomUUID(),
+    userPrices,
+    signal: controller.signal,
+    report: o.report,
+    depth: o.depth,
+    breadth: o.breadth,
+    perSearch: o.perSearch,
+    maxSources: o.maxSources,
+    concurrency: o.concurrency,
+    ...filters,
+    ...steer,
+    // The spinner stops while the user reads and edits the plan.
+    review:
+      review &&
+      ((plan, documents) => {
+        renderer.finishProgress(true);
+        return review(plan, documents);
+      }),
+    onEvent: renderer.handle,
+  };
   try {
-    result = await runResearch({
-      question,
-      db,
-      contentDir,
-      env: process.env,
-      models,
-      runId: randomUUID(),
-      userPrices,
-      signal: controller.signal,
-      report: o.report,
-      depth: o.depth,
-      breadth: o.breadth,
-      perSearch: o.perSearch,
-      maxSources: o.maxSources,
-      concurrency: o.concurrency,
-      onEvent: renderer.handle,
-    });
+    if (o.plan && models) {
+      const planned = await planResearch({ ...options, models });
+      renderer.finishProgress(true);
+      printPlan(planned, o.json);
+      return undefined;
+    }
+    result = await runResearch(options);
     ok = true;
   } finally {
     renderer.finishProgress(ok);

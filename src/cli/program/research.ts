@@ -1,8 +1,21 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
 import { nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
+
+/** A repeatable domain option: each use adds one (a URL or `www.` form is cut to its host). */
+const domains = (value: string, previous: string[] = []): string[] => {
+  const domain = parseDomain(value);
+  if (!domain) throw new InvalidArgumentError(`expected a domain such as example.com, not "${value}".`);
+  return previous.includes(domain) ? previous : [...previous, domain];
+};
+
+const period = (value: string): string => {
+  if (!parsePeriod(value)) throw new InvalidArgumentError(`expected ${PERIOD_HINT}.`);
+  return value.trim().toLowerCase();
+};
 
 export function addResearchCommand(program: Command): void {
   program
@@ -46,6 +59,23 @@ export function addResearchCommand(program: Command): void {
     )
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
+    .option('--plan', 'print the plan (documents and web searches) and stop; with --json, as JSON')
+    .option(
+      '--review',
+      'on a terminal: show the plan and keep, drop or add items before anything else is spent',
+    )
+    .option('--plan-file <file>', 'run this plan (as --plan --json prints it, edited) instead of planning')
+    .option(
+      '--site <domain>',
+      'search the web only on this site and its subdomains (repeatable; default: $AGENT_SITES)',
+      domains,
+    )
+    .option(
+      '--exclude-site <domain>',
+      'never use results from this site (repeatable; default: $AGENT_EXCLUDE_SITES)',
+      domains,
+    )
+    .option('--recent <period>', 'only web pages published within this period: 7d, 6m, 1y', period)
     .addHelpText(
       'after',
       `
@@ -56,7 +86,13 @@ Examples:
   agent research "How much can a support agent refund without approval?"
   agent research "What is our travel hotel limit in London?" --out answer.md
   agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
-  agent research --content ~/wiki "Who approves a $20,000 purchase?" --json`,
+  agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
+  agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
+  agent research --plan-file plan.json "What changed in EU refund law?"
+  agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
+
+--plan --json prints {"plan": {"documents": [{"slug", "title"}], "searches": ["query"]}, "usage": {...}};
+--plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.`,
     )
     .action(async (words: string[], options, command: Command) => {
       const { runResearchCommand } = await import('../commands/research.js');

@@ -8,6 +8,8 @@ export interface SearchResult {
   snippet: string;
   /** Page text the backend sent along with the result (Tavily's raw content); absent otherwise. */
   content?: string;
+  /** When the page was published, as the backend gives it (ISO 8601); absent when it gives none. */
+  published?: string;
 }
 
 /** Collapses runs of whitespace (snippets arrive with line breaks from the page layout). */

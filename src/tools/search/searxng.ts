@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ToolError } from '../tool.js';
 import { searchEndpoint } from './config.js';
+import { namedWindow, parsePeriod, type WebFilters, withSites } from './filters.js';
 import { parseReply, requestJson } from './request.js';
 import { plain, type SearchResult } from './result.js';
 
 // SearXNG, a self-hosted metasearch engine: GET {SEARXNG_URL}/search?q=…&format=json, no key; results[] with
-// title, url and content (an excerpt). JSON output is off by default: such an instance answers 403.
+// title, url, content (an excerpt) and publishedDate. JSON output is off by default: such an instance
+// answers 403. Filters: `site:` operators in q (passed on to the engines), and `time_range` (day, week,
+// month, year: the smallest that covers --recent; none beyond a year, where the dates alone decide).
 
 const searxngReply = z.object({
   results: z.array(
@@ -14,6 +17,7 @@ const searxngReply = z.object({
       // Every web result has one; an engine plugin's odd entry without it is skipped, not fatal.
       url: z.string().nullish(),
       content: z.string().nullish(),
+      publishedDate: z.string().nullish(),
     }),
   ),
   /** `[engine, reason]` pairs for the engines that failed this time. */
@@ -25,6 +29,8 @@ export async function searchSearxng(
   count: number,
   env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
+  filters?: WebFilters,
+  now = new Date(),
 ): Promise<SearchResult[]> {
   const url = searchEndpoint('searxng', env);
   const where = `${url.origin}${url.pathname.replace(/\/search$/, '')}`;
@@ -36,8 +42,11 @@ export async function searchSearxng(
     url.username = '';
     url.password = '';
   }
-  url.searchParams.set('q', query);
+  url.searchParams.set('q', withSites(query, filters));
   url.searchParams.set('format', 'json');
+  const period = filters?.recent ? parsePeriod(filters.recent) : undefined;
+  const window = period && namedWindow(period, now, true);
+  if (window) url.searchParams.set('time_range', window);
   const body = await requestJson({
     service: 'SearXNG',
     url,
@@ -67,7 +76,12 @@ export async function searchSearxng(
   const results = reply.results
     .filter((r): r is typeof r & { url: string } => typeof r.url === 'string' && r.url !== '')
     .slice(0, count)
-    .map((r) => ({ title: plain(r.title ?? ''), url: r.url, snippet: plain(r.content ?? '') }));
+    .map((r) => ({
+      title: plain(r.title ?? ''),
+      url: r.url,
+      snippet: plain(r.content ?? ''),
+      ...(r.publishedDate ? { published: r.publishedDate } : {}),
+    }));
   const failed = (reply.unresponsive_engines ?? []).map((e) =>
     e.filter((x) => typeof x === 'string').join(': '),
   );

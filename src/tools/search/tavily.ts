@@ -1,10 +1,27 @@
 import { z } from 'zod';
 import { searchEndpoint } from './config.js';
+import { isoDay, namedWindow, parsePeriod, periodStart, type WebFilters } from './filters.js';
 import { parseReply, requestJson } from './request.js';
 import { oneLine, type SearchResult } from './result.js';
 
 // Tavily Search API: POST {TAVILY_BASE_URL}/search, `Authorization: Bearer <key>`, a JSON body; results[]
-// with title, url, content (an excerpt) and raw_content (the page's text, or null when Tavily has none).
+// with title, url, content (an excerpt), raw_content (the page's text, or null when Tavily has none) and,
+// for some results, published_date. Filters: include_domains, exclude_domains, and time_range (day, week,
+// month, year) when --recent is exactly one of those, else start_date (YYYY-MM-DD).
+
+/** The request fields for the filters; only those that are set. */
+export function tavilyFilters(filters: WebFilters | undefined, now: Date): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (filters?.sites.length) fields.include_domains = filters.sites;
+  if (filters?.excludeSites.length) fields.exclude_domains = filters.excludeSites;
+  const period = filters?.recent ? parsePeriod(filters.recent) : undefined;
+  if (period) {
+    const named = namedWindow(period, now);
+    if (named) fields.time_range = named;
+    else fields.start_date = isoDay(periodStart(period, now));
+  }
+  return fields;
+}
 
 const tavilyReply = z.object({
   results: z.array(
@@ -13,6 +30,7 @@ const tavilyReply = z.object({
       url: z.string(),
       content: z.string().nullish(),
       raw_content: z.string().nullish(),
+      published_date: z.string().nullish(),
     }),
   ),
 });
@@ -23,6 +41,8 @@ export async function searchTavily(
   env: NodeJS.ProcessEnv,
   key: string,
   signal?: AbortSignal,
+  filters?: WebFilters,
+  now = new Date(),
 ): Promise<SearchResult[]> {
   const body = await requestJson({
     service: 'Tavily',
@@ -38,6 +58,7 @@ export async function searchTavily(
       // The page text comes with each result (as Markdown): it stands in for a page that cannot be read.
       include_raw_content: true,
       include_images: false,
+      ...tavilyFilters(filters, now),
     },
     signal,
     // Other refusals (a used-up plan, say) keep Tavily's own words: requestJson quotes its `detail.error`.
@@ -53,6 +74,7 @@ export async function searchTavily(
       };
       const content = r.raw_content?.trim();
       if (content) result.content = content;
+      if (r.published_date) result.published = r.published_date;
       return result;
     });
 }
