@@ -42,7 +42,8 @@ describe('agent chat with tools from an MCP server', () => {
     runCli(
       ['chat', '--provider', 'openai-compatible', '-m', 'm', '--mcp', writeMcpConfig(dir, servers), ...extra],
       {
-        env: { OPENAI_BASE_URL: `${model.url}/v1`, AGENT_DB: tempDb() },
+        // A busy machine can take seconds to start a server: these tests are not about the grace.
+        env: { OPENAI_BASE_URL: `${model.url}/v1`, AGENT_DB: tempDb(), AGENT_MCP_GRACE: '120' },
         input,
       },
     );

@@ -113,11 +113,14 @@ describe('mcp.json', () => {
   });
 
   it('takes time limits from the environment, in seconds', () => {
-    expect(mcpTimeouts({})).toEqual({ startupMs: 15_000, callMs: 60_000 });
-    expect(mcpTimeouts({ AGENT_MCP_STARTUP_TIMEOUT: '2.5', AGENT_MCP_TOOL_TIMEOUT: '300' })).toEqual({
-      startupMs: 2500,
-      callMs: 300_000,
-    });
+    expect(mcpTimeouts({})).toEqual({ startupMs: 15_000, callMs: 60_000, graceMs: 3000 });
+    expect(
+      mcpTimeouts({
+        AGENT_MCP_STARTUP_TIMEOUT: '2.5',
+        AGENT_MCP_TOOL_TIMEOUT: '300',
+        AGENT_MCP_GRACE: '0.5',
+      }),
+    ).toEqual({ startupMs: 2500, callMs: 300_000, graceMs: 500 });
     expect(() => mcpTimeouts({ AGENT_MCP_TOOL_TIMEOUT: 'soon' })).toThrow(
       'AGENT_MCP_TOOL_TIMEOUT must be a number of seconds greater than 0, not "soon".',
     );

@@ -25,13 +25,14 @@ describe('MCP servers that fail', () => {
     );
     const r = await runTurn([], 'save cat', options);
     expect(r).toMatchObject({ end: 'answered', text: 'The dictionary is down.', modelCalls: 3 });
-    const stopped = 'the MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt)';
+    const stopped =
+      'the MCP server "dict" stopped: it exited with code 3 (panic: the dictionary index is corrupt)';
     expect(toolResults(r.messages).map((m) => [m.content, m.isError])).toEqual([
       [`mcp__dict__save_entry failed: ${stopped}`, true],
       [`mcp__dict__lookup failed: ${stopped}`, true],
     ]);
     expect(warnings).toEqual([
-      'The MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt). Its tools are no longer offered; calls already made get errors.',
+      'The MCP server "dict" stopped: it exited with code 3 (panic: the dictionary index is corrupt). Its tools are no longer offered; calls already made get errors.',
     ]);
     // Offered before the crash, not after it.
     const offered = provider.requests.map((q) =>
@@ -47,8 +48,9 @@ describe('MCP servers that fail', () => {
       missing: { command: 'agent-test-no-such-command' },
       dict: testServer(),
     });
-    expect(warnings).toEqual([
-      'The MCP server "broken" is not available: it exited (fatal: cannot open the dictionary database /nonexistent/dict.db).',
+    // Each warning comes when its server fails, whichever first.
+    expect(warnings.sort()).toEqual([
+      'The MCP server "broken" is not available: it exited with code 1 (fatal: cannot open the dictionary database /nonexistent/dict.db).',
       'The MCP server "missing" is not available: command not found: agent-test-no-such-command.',
     ]);
     expect(mcp.servers).toEqual(['dict']);

@@ -38,8 +38,18 @@ export async function interactive(chat: Chat): Promise<void> {
   // signal, since the terminal has left raw mode.
   const onSignal = () => busy?.abort();
   process.on('SIGINT', onSignal);
+  // SIGTERM or SIGHUP: the running turn is cancelled and the keyboard closed, so the chat ends.
+  const leave = () => {
+    busy?.abort();
+    keyboard.cancelAsk();
+    keyboard.close();
+  };
+  chat.leave.addEventListener('abort', leave, { once: true });
+  if (chat.leave.aborted) leave();
 
   process.stdout.write(s.dim(`agent chat · ${chat.label} · /help for commands, Ctrl-D to leave\n`));
+  const starting = chat.mcp?.startingNote();
+  if (starting) process.stderr.write(`${dimErr(starting)}\n`);
   try {
     for (;;) {
       const line = await keyboard.next(s.bold('› '));
@@ -53,6 +63,7 @@ export async function interactive(chat: Chat): Promise<void> {
           if (!(await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
           continue;
         }
+        await chat.mcp?.beforeMessage(busy.signal);
         const turn = new TurnRenderer(process.stdout, process.stderr, spinner);
         renderer = turn;
         const confirm = async (call: ToolCall, input: unknown) => {
@@ -74,6 +85,7 @@ export async function interactive(chat: Chat): Promise<void> {
     }
   } finally {
     process.off('SIGINT', onSignal);
+    chat.leave.removeEventListener('abort', leave);
     keyboard.close();
   }
   if (chat.session.history.length > 0) process.stdout.write(`\n${s.dim(costLine(chat))}\n`);

@@ -14,6 +14,13 @@ export async function piped(chat: Chat): Promise<void> {
     rl.close();
   };
   process.on('SIGINT', onSigint);
+  // SIGTERM or SIGHUP: as Ctrl-C, but the exit code is the signal's (set by the chat command).
+  const leave = () => {
+    busy?.abort();
+    rl.close();
+  };
+  chat.leave.addEventListener('abort', leave, { once: true });
+  if (chat.leave.aborted) leave();
   try {
     for await (const raw of rl) {
       const typed = raw.trim();
@@ -30,12 +37,14 @@ export async function piped(chat: Chat): Promise<void> {
         if (!go) break;
         continue;
       }
+      await chat.mcp?.beforeMessage(busy.signal);
       const renderer = new TurnRenderer(process.stdout, process.stderr);
       try {
         await chat.session.send(text, { signal: busy.signal, onEvent: renderer.handle });
         renderer.finish();
       } catch (error) {
         renderer.finish();
+        if (chat.leave.aborted) break;
         throw asAgentError(error);
       } finally {
         busy = undefined;
@@ -43,6 +52,7 @@ export async function piped(chat: Chat): Promise<void> {
     }
   } finally {
     process.off('SIGINT', onSigint);
+    chat.leave.removeEventListener('abort', leave);
     rl.close();
   }
 }
