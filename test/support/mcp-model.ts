@@ -10,7 +10,8 @@ export interface ScriptedCall {
   args?: Record<string, unknown>;
 }
 
-export type Steps = Record<string, ScriptedCall[] | (() => Promise<ScriptedCall[]>)>;
+/** A step's tool calls, or a plain answer (a string). */
+export type Steps = Record<string, ScriptedCall[] | string | (() => Promise<ScriptedCall[] | string>)>;
 
 type WireMessage = any;
 
@@ -25,6 +26,7 @@ export async function startStepModel(steps: Steps) {
     const script = steps[step];
     if (!script) return sse(chatSse({ text: `no such step: ${step}` }));
     const calls = typeof script === 'function' ? await script() : script;
+    if (typeof calls === 'string') return sse(chatSse({ text: calls }));
     return sse(
       chatSse({ calls: calls.map((c, i) => ({ id: `${step}-${i}`, name: c.name, args: c.args ?? {} })) }),
     );
