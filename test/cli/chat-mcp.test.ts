@@ -126,7 +126,7 @@ describe('agent chat with an MCP server slow to start', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/first answer[\s\S]*second answer/);
       expect(r.stderr).toMatch(
-        /The MCP server "slow" is still starting: this message goes without its tools, which join the next one once ready\./,
+        /The MCP server "slow" is still starting: going on without its tools, which join once ready\./,
       );
       expect(r.stderr).toMatch(
         /The MCP server "slow" is ready: its 2 tool\(s\) join with the next message\./,

@@ -43,15 +43,19 @@ export class ChatMcp {
     this.onJoin();
   }
 
-  /** Before a message: waits (up to the grace) for servers still starting, says which it went without. */
+  /**
+   * Before a message (and on a pipe, before a slash command): waits up to the grace for servers still
+   * starting, adds the tools of those ready, and says which it went on without.
+   */
   async beforeMessage(signal: AbortSignal): Promise<void> {
     const late = await this.servers.settle(this.servers.graceMs, signal);
     this.join();
     if (late.length === 0) return;
     const names = late.map((n) => `"${n}"`).join(', ');
     const which = late.length === 1 ? `The MCP server ${names} is` : `The MCP servers ${names} are`;
+    const its = late.length === 1 ? 'its' : 'their';
     process.stderr.write(
-      `${styleFor(process.stderr).dim(`${which} still starting: this message goes without ${late.length === 1 ? 'its' : 'their'} tools, which join the next one once ready.`)}\n`,
+      `${styleFor(process.stderr).dim(`${which} still starting: going on without ${its} tools, which join once ready.`)}\n`,
     );
   }
 }

@@ -27,6 +27,9 @@ export async function piped(chat: Chat): Promise<void> {
       if (!typed) continue;
       const text = asMessage(typed);
       busy = new AbortController();
+      // As before servers started in the background: a script's first line sees every server that
+      // starts within the grace, /tools included.
+      await chat.mcp?.beforeMessage(busy.signal);
       if (text === undefined) {
         const go = await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
           (error) => {
@@ -37,7 +40,6 @@ export async function piped(chat: Chat): Promise<void> {
         if (!go) break;
         continue;
       }
-      await chat.mcp?.beforeMessage(busy.signal);
       const renderer = new TurnRenderer(process.stdout, process.stderr);
       try {
         await chat.session.send(text, { signal: busy.signal, onEvent: renderer.handle });
