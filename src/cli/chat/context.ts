@@ -33,6 +33,8 @@ export interface Chat {
   tools: { registry: ToolRegistry; origins: Map<string, string> };
   /** MCP servers starting in the background: waited for (briefly) before each message. */
   mcp?: ChatMcp;
+  /** Set while the terminal chat shows its prompt: draws it again after a note printed under it. */
+  redrawPrompt?: () => void;
   /** Aborted by SIGTERM or SIGHUP: the running turn is cancelled and the chat ends. */
   leave: AbortSignal;
   spinner?: Ora;

@@ -47,6 +47,9 @@ export async function interactive(chat: Chat): Promise<void> {
   chat.leave.addEventListener('abort', leave, { once: true });
   if (chat.leave.aborted) leave();
 
+  // A server's warning or note can arrive while the prompt waits: the prompt is drawn again below it.
+  chat.redrawPrompt = () => keyboard.redraw();
+
   process.stdout.write(s.dim(`agent chat · ${chat.label} · /help for commands, Ctrl-D to leave\n`));
   const starting = chat.mcp?.startingNote();
   if (starting) process.stderr.write(`${dimErr(starting)}\n`);
@@ -84,6 +87,7 @@ export async function interactive(chat: Chat): Promise<void> {
       }
     }
   } finally {
+    chat.redrawPrompt = undefined;
     process.off('SIGINT', onSignal);
     chat.leave.removeEventListener('abort', leave);
     keyboard.close();
@@ -205,6 +209,11 @@ export class Keyboard {
   interruptPrompt(): void {
     if (this.rl.line.length > 0) this.takeDraft();
     else this.rl.close();
+  }
+
+  /** Draws the prompt and the line being typed again, after something else was printed below them. */
+  redraw(): void {
+    if (this.waiter && this.echo.open) this.rl.prompt(true);
   }
 
   close(): void {

@@ -60,16 +60,19 @@ export async function runChat(options: ChatOptions): Promise<void> {
     const { startMcpServers } = await import('../../mcp/index.js');
     const warn = styleFor(process.stderr).yellow;
     const dim = styleFor(process.stderr).dim;
+    // A server can stop or become ready at any moment, even while an answer streams: its line stands alone.
+    let chat: Chat | undefined;
+    const note = (line: string) => {
+      process.stderr.write(`\n${line}\n`);
+      chat?.redrawPrompt?.();
+    };
     // Started in the background: the chat does not wait for them until a message is sent.
     servers = startMcpServers({
       configPath: options.mcp,
       env: process.env,
-      // A server can stop at any moment, even while an answer streams: its warning gets a line of its own.
-      onWarning: (m) => process.stderr.write(`\n${warn(`agent: ${m}`)}\n`),
+      onWarning: (m) => note(warn(`agent: ${m}`)),
       onLateReady: (name, n) =>
-        process.stderr.write(
-          `\n${dim(`The MCP server "${name}" is ready: its ${n} tool(s) join with the next message.`)}\n`,
-        ),
+        note(dim(`The MCP server "${name}" is ready: its ${n} tool(s) join with the next message.`)),
     });
     const registry = await buildChatTools(db, process.env);
     const sessionOptions: SessionOptions = {
@@ -95,7 +98,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     };
     // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
-    const chat: Chat = {
+    chat = {
       session,
       db,
       options,
