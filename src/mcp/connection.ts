@@ -248,7 +248,7 @@ function describeExit(exit: StdioTransport['exit'], lastLine: string | undefined
  * USER; on Windows the few system variables programs need), never the rest of the user's environment,
  * where API keys live, plus the `env` its entry names.
  */
-export function serverEnvironment(own: Record<string, string>): Record<string, string> {
+function serverEnvironment(own: Record<string, string>): Record<string, string> {
   return { ...getDefaultEnvironment(), ...own };
 }
 

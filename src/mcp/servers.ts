@@ -100,6 +100,11 @@ export class McpServers {
     return this.entries.filter((e) => e.state === 'starting').map((e) => e.name);
   }
 
+  /** Servers a message would wait for now: still starting, and not yet gone without. */
+  get waitable(): string[] {
+    return this.entries.filter((e) => e.state === 'starting' && !e.missedGrace).map((e) => e.name);
+  }
+
   /**
    * Waits for the servers still starting, for at most `graceMs` (Infinity: until each is ready or has
    * failed, which its start-up timeout bounds), or until `signal` aborts. A server a message already went

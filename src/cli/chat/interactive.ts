@@ -66,7 +66,12 @@ export async function interactive(chat: Chat): Promise<void> {
           if (!(await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
           continue;
         }
-        await chat.mcp?.beforeMessage(busy.signal);
+        // A terminal shows what a message waits for (up to the grace) rather than nothing.
+        await chat.mcp?.beforeMessage(busy.signal, {
+          start: (servers) =>
+            spinner?.start(`waiting for MCP server${servers.length === 1 ? '' : 's'} ${servers.join(', ')}…`),
+          stop: () => spinner?.stop(),
+        });
         const turn = new TurnRenderer(process.stdout, process.stderr, spinner);
         renderer = turn;
         const confirm = async (call: ToolCall, input: unknown) => {

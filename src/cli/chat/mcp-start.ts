@@ -47,8 +47,14 @@ export class ChatMcp {
    * Before a message (and on a pipe, before a slash command): waits up to the grace for servers still
    * starting, adds the tools of those ready, and says which it went on without.
    */
-  async beforeMessage(signal: AbortSignal): Promise<void> {
+  async beforeMessage(
+    signal: AbortSignal,
+    waiting?: { start(servers: string[]): void; stop(): void },
+  ): Promise<void> {
+    const waitable = this.servers.waitable;
+    if (waitable.length) waiting?.start(waitable);
     const late = await this.servers.settle(this.servers.graceMs, signal);
+    if (waitable.length) waiting?.stop();
     this.join();
     if (late.length === 0) return;
     const names = late.map((n) => `"${n}"`).join(', ');
