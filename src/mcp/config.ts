@@ -12,7 +12,7 @@ export type McpServerConfig =
       transport: 'stdio';
       command: string;
       args: string[];
-      /** Added to the inherited environment: servers started with `npx` or `uvx` need PATH and HOME. */
+      /** Added to the safe default environment (see serverEnvironment in connection.ts). */
       env: Record<string, string>;
       cwd?: string;
     }
@@ -95,10 +95,12 @@ export function loadMcpConfig(
   } catch (error) {
     throw invalid(`not JSON (${errorMessage(error)})`);
   }
+  const missing = expandVariables(json, options.env ?? process.env);
+  if (missing) throw invalid(missing);
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
-    const missing = parsed.error.issues.some((i) => i.path.length === 1 && i.path[0] === 'mcpServers');
-    if (missing && (json === null || typeof json !== 'object' || !('mcpServers' in json)))
+    const noServers = parsed.error.issues.some((i) => i.path.length === 1 && i.path[0] === 'mcpServers');
+    if (noServers && (json === null || typeof json !== 'object' || !('mcpServers' in json)))
       throw invalid('expected {"mcpServers": {"name": {"command": "...", "args": [...]}}}');
     throw invalid(describeIssues(parsed.error.issues));
   }
@@ -127,14 +129,58 @@ export function loadMcpConfig(
   return servers;
 }
 
+/** `${NAME}`, or `${NAME:-fallback}` for a value to use when NAME is unset. */
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * Expands `${VAR}` in place in the `env`, `args`, `url` and `headers` of every server that is not
+ * disabled, from the user's environment: the way to hand a server a key on purpose, since servers do not
+ * inherit the environment. Returns the first problem (a variable that is not set), or undefined.
+ */
+function expandVariables(json: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) return undefined;
+  let problem: string | undefined;
+  const expand = (value: unknown, where: string): unknown => {
+    if (typeof value !== 'string') return value;
+    return value.replace(VARIABLE, (whole, name: string, fallback: string | undefined) => {
+      const found = env[name] ?? fallback;
+      if (found === undefined) {
+        problem ??= `${where}: the environment variable ${name} (in "${whole}") is not set`;
+        return whole;
+      }
+      return found;
+    });
+  };
+  const expandEach = (value: unknown, where: string) => {
+    if (Array.isArray(value)) return value.map((v, i) => expand(v, `${where}.${i}`));
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, `${where}.${k}`)]));
+  };
+  for (const [name, server] of Object.entries(servers as Record<string, unknown>)) {
+    if (typeof server !== 'object' || server === null) continue;
+    const s = server as Record<string, unknown>;
+    if (s.disabled === true) continue;
+    const at = `mcpServers.${name}`;
+    if ('url' in s) s.url = expand(s.url, `${at}.url`);
+    for (const key of ['env', 'args', 'headers']) if (key in s) s[key] = expandEach(s[key], `${at}.${key}`);
+  }
+  return problem;
+}
+
 export interface McpTimeouts {
   /** Start, initialise and list tools. */
   startupMs: number;
   /** One tool call. */
   callMs: number;
+  /** How long a chat message waits for servers still starting before it goes without their tools. */
+  graceMs: number;
 }
 
-/** `AGENT_MCP_STARTUP_TIMEOUT` (default 15) and `AGENT_MCP_TOOL_TIMEOUT` (default 60), in seconds. */
+/**
+ * `AGENT_MCP_STARTUP_TIMEOUT` (default 15), `AGENT_MCP_TOOL_TIMEOUT` (default 60) and `AGENT_MCP_GRACE`
+ * (default 3), in seconds.
+ */
 export function mcpTimeouts(env: NodeJS.ProcessEnv = process.env): McpTimeouts {
   const seconds = (name: string, fallback: number) => {
     const raw = env[name];
@@ -147,5 +193,6 @@ export function mcpTimeouts(env: NodeJS.ProcessEnv = process.env): McpTimeouts {
   return {
     startupMs: seconds('AGENT_MCP_STARTUP_TIMEOUT', 15),
     callMs: seconds('AGENT_MCP_TOOL_TIMEOUT', 60),
+    graceMs: seconds('AGENT_MCP_GRACE', 3),
   };
 }

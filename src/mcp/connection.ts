@@ -1,8 +1,9 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -15,6 +16,7 @@ import {
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { ToolError } from '../tools/tool.js';
+import { withOwnSignal } from './abort.js';
 import type { McpServerConfig, McpTimeouts } from './config.js';
 
 export type { McpTool };
@@ -25,11 +27,19 @@ const VERSION = (
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
-/** The last lines a stdio server wrote to stderr: usually why it failed. */
+/**
+ * The last lines a stdio server wrote to stderr: why it failed to start, or, once it is running, why it
+ * stopped. A start-up banner ("… running on stdio") says nothing about a later stop, so only lines
+ * written after start-up count then.
+ */
 class StderrTail {
   private text = '';
   append(chunk: Buffer | string) {
     this.text = (this.text + chunk.toString()).slice(-4000);
+  }
+  /** The server is ready: what it wrote so far was start-up talk. */
+  started() {
+    this.text = '';
   }
   lastLine(): string | undefined {
     const lines = this.text.split('\n').map((l) => l.trim());
@@ -96,22 +106,22 @@ export class McpConnection {
   static async connect(
     config: McpServerConfig,
     o: {
-      env: NodeJS.ProcessEnv;
       timeouts: McpTimeouts;
       signal?: AbortSignal;
       onWarning: (m: string) => void;
     },
   ): Promise<{ connection: McpConnection; tools: McpTool[] }> {
     const stderr = new StderrTail();
-    const transport = makeTransport(config, o.env, stderr);
+    const transport = makeTransport(config, stderr);
     const client = new Client({ name: 'agent', version: VERSION });
     const connection = new McpConnection(config, client, transport, o.timeouts.callMs);
     let ready = false;
     client.onclose = () => {
       if (connection.closing || connection.stopped) return;
-      const why = stderr.lastLine();
-      if (config.transport === 'http') connection.stopped = 'the connection was closed';
-      else connection.stopped = why ? `it exited (${why})` : 'it exited';
+      connection.stopped =
+        transport instanceof StdioTransport
+          ? describeExit(transport.exit, stderr.lastLine())
+          : 'the connection was closed';
       if (ready)
         o.onWarning(
           `The MCP server "${config.name}" stopped: ${connection.stopped}. Its tools are no longer offered; calls already made get errors.`,
@@ -145,6 +155,7 @@ export class McpConnection {
         } while (cursor);
       }
       ready = true;
+      stderr.started();
       return { connection, tools };
     } catch (error) {
       const exited = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
@@ -164,10 +175,11 @@ export class McpConnection {
     const gone = () => new ToolError(`the MCP server "${this.name}" stopped: ${this.stopped}`);
     if (this.stopped) throw gone();
     try {
-      return (await this.client.callTool(
-        { name: tool, arguments: args as Record<string, unknown> },
-        undefined,
-        { signal, timeout: this.callMs },
+      return (await withOwnSignal(signal, (own) =>
+        this.client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, {
+          signal: own,
+          timeout: this.callMs,
+        }),
       )) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
@@ -204,13 +216,40 @@ export class McpConnection {
   }
 }
 
-/** Remembers the child's pid, which the SDK's transport drops as soon as it begins closing. */
+/**
+ * Remembers the child's pid, which the SDK's transport drops as soon as it begins closing, and how it
+ * ended, which the SDK does not pass on ('exit' comes before the 'close' that closes the transport).
+ */
 class StdioTransport extends StdioClientTransport {
   spawnedPid: number | null = null;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   override async start(): Promise<void> {
     await super.start();
     this.spawnedPid = this.pid;
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    child?.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+    });
   }
+}
+
+/** "it was killed by SIGKILL", "it exited with code 3 (panic: …)": how a stdio server ended, and its last word. */
+function describeExit(exit: StdioTransport['exit'], lastLine: string | undefined): string {
+  const how = exit?.signal
+    ? `it was killed by ${exit.signal}`
+    : exit?.code != null
+      ? `it exited with code ${exit.code}`
+      : 'it exited';
+  return lastLine ? `${how} (${lastLine})` : how;
+}
+
+/**
+ * What a stdio server's process receives: the SDK's safe default (HOME, LOGNAME, PATH, SHELL, TERM,
+ * USER; on Windows the few system variables programs need), never the rest of the user's environment,
+ * where API keys live, plus the `env` its entry names.
+ */
+function serverEnvironment(own: Record<string, string>): Record<string, string> {
+  return { ...getDefaultEnvironment(), ...own };
 }
 
 const isRunning = (pid: number) => {
@@ -242,16 +281,14 @@ async function terminate(pid: number): Promise<void> {
   await exited(pid, 1000);
 }
 
-function makeTransport(config: McpServerConfig, env: NodeJS.ProcessEnv, stderr: StderrTail): Transport {
+function makeTransport(config: McpServerConfig, stderr: StderrTail): Transport {
   if (config.transport === 'http') {
     return new StreamableHTTPClientTransport(config.url, { requestInit: { headers: config.headers } });
   }
-  const inherited: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) inherited[k] = v;
   const transport = new StdioTransport({
     command: config.command,
     args: config.args,
-    env: { ...inherited, ...config.env },
+    env: serverEnvironment(config.env),
     ...(config.cwd ? { cwd: config.cwd } : {}),
     // Kept off the terminal (servers log freely there) and used to say why a server failed.
     stderr: 'pipe',

@@ -16,6 +16,36 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+const media = (type: string, mimeType: unknown, data: string) =>
+  `[${type}: ${typeof mimeType === 'string' ? mimeType : 'unknown type'}, ${formatBytes(base64Bytes(data))}]`;
+
+const blobResource = (r: { uri?: unknown; mimeType?: unknown; blob: string }) =>
+  `[resource: ${String(r.uri ?? 'unnamed')}${typeof r.mimeType === 'string' ? `, ${r.mimeType}` : ''}, ${formatBytes(base64Bytes(r.blob))}]`;
+
+/** Long enough and of base64's alphabet alone: bytes, not words. */
+const BASE64 = /^[A-Za-z0-9+/_-]{256,}={0,2}$/;
+const DATA_URL = /^data:([^;,]*)(?:;[^,]*)?;base64,/;
+
+/**
+ * A copy of structured content with every piece of binary data (an image or audio block, a blob
+ * resource, a data: URL, a long base64 string) replaced by its one-line placeholder, so no base64
+ * reaches the model as text.
+ */
+export function withoutBinary(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const url = DATA_URL.exec(value);
+    if (url) return media('data', url[1] || undefined, value.slice(url[0].length));
+    return BASE64.test(value) ? `[binary data, ${formatBytes(base64Bytes(value))}]` : value;
+  }
+  if (Array.isArray(value)) return value.map(withoutBinary);
+  if (typeof value !== 'object' || value === null) return value;
+  const o = value as Record<string, unknown>;
+  if ((o.type === 'image' || o.type === 'audio') && typeof o.data === 'string')
+    return media(o.type, o.mimeType, o.data);
+  if (typeof o.blob === 'string') return blobResource(o as { blob: string });
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, withoutBinary(v)]));
+}
+
 /** Text as it is; anything else as one line saying what it was, so nothing is dropped silently. */
 function describeBlock(block: ContentBlock): string {
   switch (block.type) {
@@ -23,7 +53,7 @@ function describeBlock(block: ContentBlock): string {
       return block.text;
     case 'image':
     case 'audio':
-      return `[${block.type}: ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}]`;
+      return media(block.type, block.mimeType, block.data);
     case 'resource_link': {
       const label = block.title ?? block.name;
       const details = [block.mimeType, block.description].filter(Boolean).join(', ');
@@ -34,8 +64,8 @@ function describeBlock(block: ContentBlock): string {
       // An embedded text resource is content the server meant the model to read.
       if ('text' in r && typeof r.text === 'string')
         return `[resource: ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}]\n${r.text}`;
-      const size = 'blob' in r && typeof r.blob === 'string' ? `, ${formatBytes(base64Bytes(r.blob))}` : '';
-      return `[resource: ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}${size}]`;
+      if ('blob' in r && typeof r.blob === 'string') return blobResource(r);
+      return `[resource: ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}]`;
     }
     default:
       return `[${(block as { type: string }).type} content]`;
@@ -49,14 +79,15 @@ function capped(text: string): string {
 
 /**
  * The result text for the model. A result the server marks `isError` throws a ToolError, so the loop
- * sends it back as an error result. Structured content is shown as JSON when there is no text.
+ * sends it back as an error result. Structured content is shown as JSON when there is no text, with
+ * binary data in it replaced by placeholders as in content.
  */
 export function formatToolResult(result: CallToolResult): string {
   const blocks = (result.content ?? []) as ContentBlock[];
   const hasText = blocks.some((b) => b.type === 'text' && b.text.trim() !== '');
   const parts = blocks.map(describeBlock).filter((p) => p !== '');
   if (!hasText && result.structuredContent !== undefined)
-    parts.push(JSON.stringify(result.structuredContent, null, 2));
+    parts.push(JSON.stringify(withoutBinary(result.structuredContent), null, 2));
   const text = capped(parts.join('\n'));
   if (result.isError) throw new ToolError(text || 'the tool reported an error without saying why');
   return text || '(the tool returned no content)';

@@ -20,17 +20,22 @@ function candidate(full: string, withHash: boolean): string {
 /**
  * Provider-safe names for every `mcp__<server>__<tool>` name, the same for the same set of tools in
  * any order. When two names clean to the same result, a name that needed no cleaning keeps it, and
- * every other one gets a hash of its original name.
+ * every other one gets a hash of its original name. Names in `taken` (tools already offered) are
+ * never given out again.
  */
-export function providerToolNames(fullNames: readonly string[]): Map<string, string> {
+export function providerToolNames(
+  fullNames: readonly string[],
+  alreadyTaken: ReadonlySet<string> = new Set(),
+): Map<string, string> {
   const groups = new Map<string, string[]>();
   for (const full of new Set(fullNames)) {
     const c = candidate(full, false);
     groups.set(c, [...(groups.get(c) ?? []), full]);
   }
   const out = new Map<string, string>();
-  const taken = new Set<string>();
+  const taken = new Set(alreadyTaken);
   for (const [c, members] of groups) {
+    if (taken.has(c)) continue;
     const keeper = members.length === 1 ? members[0] : members.find((m) => m === c);
     if (keeper !== undefined) {
       out.set(keeper, c);

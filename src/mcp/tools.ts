@@ -20,20 +20,37 @@ export interface ServerTools {
 
 export type McpAgentTool = SchemaTool<Record<string, unknown>>;
 
+/** A server tool that is listed but not offered to the model, and why (for `/tools`). */
+export interface NotOffered {
+  name: string;
+  server: string;
+  reason: string;
+}
+
+/** agent makes plain calls; a tool that only works as an MCP task would fail every time. */
+export const NEEDS_TASKS = 'needs MCP task support, which agent does not have';
+
 /**
  * Every server tool as a tool the model can call, named `mcp__<server>__<tool>` (made provider-safe),
  * with the server's description and a portable copy of its schema. Arguments are checked against the
  * server's own schema before a call is sent. Tools need confirmation unless the server marks them
  * read-only: an annotation is a hint from a server that may not be trusted, so asking stays the default.
+ * Tools that require task-augmented execution are not offered. `taken`: names already offered (tools
+ * of servers that became ready earlier), never reused.
  */
 export function buildMcpTools(
   servers: readonly ServerTools[],
   onWarning: (message: string) => void,
-): { tools: McpAgentTool[]; origins: Map<string, string> } {
-  const names = providerToolNames(servers.flatMap((s) => s.tools.map((t) => fullToolName(s.server, t.name))));
+  taken: ReadonlySet<string> = new Set(),
+): { tools: McpAgentTool[]; origins: Map<string, string>; notOffered: NotOffered[] } {
+  const names = providerToolNames(
+    servers.flatMap((s) => s.tools.map((t) => fullToolName(s.server, t.name))),
+    taken,
+  );
   const compiler = new SchemaCompiler();
   const tools: McpAgentTool[] = [];
   const origins = new Map<string, string>();
+  const notOffered: NotOffered[] = [];
 
   for (const { server, caller, tools: listed } of servers) {
     const seen = new Set<string>();
@@ -45,6 +62,10 @@ export function buildMcpTools(
         continue;
       }
       seen.add(t.name);
+      if (t.execution?.taskSupport === 'required') {
+        notOffered.push({ name: fullToolName(server, t.name), server, reason: NEEDS_TASKS });
+        continue;
+      }
       const name = names.get(fullToolName(server, t.name));
       if (!name) {
         leftOut('no unique name could be made for it');
@@ -70,5 +91,5 @@ export function buildMcpTools(
       origins.set(name, server);
     }
   }
-  return { tools, origins };
+  return { tools, origins, notOffered };
 }

@@ -14,14 +14,21 @@ export function toToolSpec(tool: AnyTool): ToolSpec {
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
-  private readonly allSpecs: ToolSpec[];
+  private readonly allSpecs: ToolSpec[] = [];
+  readonly tools: AnyTool[] = [];
 
-  constructor(readonly tools: AnyTool[]) {
+  constructor(tools: AnyTool[]) {
+    this.add(tools);
+  }
+
+  /** Tools that become available later (those of an MCP server that was still starting). */
+  add(tools: readonly AnyTool[]): void {
     for (const t of tools) {
       if (this.byName.has(t.name)) throw new Error(`Two tools are named ${t.name}.`);
       this.byName.set(t.name, t);
+      this.tools.push(t);
+      this.allSpecs.push(toToolSpec(t));
     }
-    this.allSpecs = tools.map(toToolSpec);
   }
 
   /** What is offered to the model now: every tool but those that said they can no longer work. */

@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { loggedCalls, mcpTempDir, testServer, writeMcpConfig } from '../support/mcp-config.js';
+import { offeredTools, startStepModel } from '../support/mcp-model.js';
 import { chatSse } from '../support/sse-builders.js';
 
 // `agent chat --mcp` as a user runs it: a real stdio MCP server, a model behind a loopback server.
@@ -42,7 +45,8 @@ describe('agent chat with tools from an MCP server', () => {
     runCli(
       ['chat', '--provider', 'openai-compatible', '-m', 'm', '--mcp', writeMcpConfig(dir, servers), ...extra],
       {
-        env: { OPENAI_BASE_URL: `${model.url}/v1`, AGENT_DB: tempDb() },
+        // A busy machine can take seconds to start a server: these tests are not about the grace.
+        env: { OPENAI_BASE_URL: `${model.url}/v1`, AGENT_DB: tempDb(), AGENT_MCP_GRACE: '120' },
         input,
       },
     );
@@ -87,5 +91,57 @@ describe('agent chat with tools from an MCP server', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/mcp\.json/);
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe('agent chat with an MCP server slow to start', () => {
+  it('a message waits only up to AGENT_MCP_GRACE, goes without the server, and its tools join the next one', async () => {
+    const dir = mcpTempDir();
+    const readyFile = join(dir, 'ready');
+    const model = await startStepModel({
+      // Answers once the server is up (and a moment later, its tools listed), so the next message has them.
+      first: async () => {
+        while (!existsSync(readyFile)) await delay(50);
+        await delay(1500);
+        return 'first answer';
+      },
+      second: 'second answer',
+    });
+    try {
+      const r = await runCli(
+        [
+          'chat',
+          '--provider',
+          'openai-compatible',
+          '-m',
+          'm',
+          '--mcp',
+          writeMcpConfig(dir, { slow: testServer('--slow-start', '2000', '--ready-file', readyFile) }),
+        ],
+        {
+          env: { OPENAI_BASE_URL: `${model.url}/v1`, AGENT_DB: tempDb(), AGENT_MCP_GRACE: '0.3' },
+          input: 'first\nsecond\n',
+        },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/first answer[\s\S]*second answer/);
+      expect(r.stderr).toMatch(
+        /The MCP server "slow" is still starting: going on without its tools, which join once ready\./,
+      );
+      expect(r.stderr).toMatch(
+        /The MCP server "slow" is ready: its 2 tool\(s\) join with the next message\./,
+      );
+      const [first, second] = model.requests;
+      expect(offeredTools(first!)).not.toContain('mcp__slow__lookup');
+      expect(offeredTools(second!)).toEqual(
+        expect.arrayContaining(['mcp__slow__lookup', 'mcp__slow__save_entry']),
+      );
+      // The system prompt names the tools that joined.
+      expect((second!.body as { messages: { content: string }[] }).messages[0]!.content).toMatch(
+        /mcp__slow__lookup/,
+      );
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+/** biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the configuration's own syntax */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,12 +113,61 @@ describe('mcp.json', () => {
     await expect(loadMcpTools({ configPath: path })).rejects.toThrow(ConfigError);
   });
 
-  it('takes time limits from the environment, in seconds', () => {
-    expect(mcpTimeouts({})).toEqual({ startupMs: 15_000, callMs: 60_000 });
-    expect(mcpTimeouts({ AGENT_MCP_STARTUP_TIMEOUT: '2.5', AGENT_MCP_TOOL_TIMEOUT: '300' })).toEqual({
-      startupMs: 2500,
-      callMs: 300_000,
+  it('expands ${VAR} in env, args, url and headers from the environment given', () => {
+    const path = file({
+      mcpServers: {
+        local: {
+          command: '${NOT_EXPANDED}',
+          args: ['--root', '${HOME_DIR}/notes', '${MISSING:-fallback}'],
+          env: { TOKEN: 'Bearer ${TOKEN}', PLAIN: '$TOKEN' },
+        },
+        remote: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        off: { command: 'x', env: { A: '${UNSET_BUT_DISABLED}' }, disabled: true },
+      },
     });
+    const env = { HOME_DIR: '/home/me', TOKEN: 't0k', HOST: 'mcp.example.com', NOT_EXPANDED: 'no' };
+    expect(loadMcpConfig({ configPath: path, env })).toEqual([
+      {
+        name: 'local',
+        transport: 'stdio',
+        command: '${NOT_EXPANDED}',
+        args: ['--root', '/home/me/notes', 'fallback'],
+        env: { TOKEN: 'Bearer t0k', PLAIN: '$TOKEN' },
+      },
+      {
+        name: 'remote',
+        transport: 'http',
+        url: new URL('https://mcp.example.com/mcp'),
+        headers: { Authorization: 'Bearer t0k' },
+      },
+    ]);
+  });
+
+  it('refuses a ${VAR} that is not set, naming it and where it is (exit 2)', () => {
+    const path = file({ mcpServers: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GH_TOKEN}' } } } });
+    const error = (() => {
+      try {
+        loadMcpConfig({ configPath: path, env: {} });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.exitCode).toBe(2);
+    expect(error!.message).toBe(
+      `The MCP configuration ${path} is not valid: mcpServers.gh.env.GITHUB_TOKEN: the environment variable GH_TOKEN (in "\${GH_TOKEN}") is not set.`,
+    );
+  });
+
+  it('takes time limits from the environment, in seconds', () => {
+    expect(mcpTimeouts({})).toEqual({ startupMs: 15_000, callMs: 60_000, graceMs: 3000 });
+    expect(
+      mcpTimeouts({
+        AGENT_MCP_STARTUP_TIMEOUT: '2.5',
+        AGENT_MCP_TOOL_TIMEOUT: '300',
+        AGENT_MCP_GRACE: '0.5',
+      }),
+    ).toEqual({ startupMs: 2500, callMs: 300_000, graceMs: 500 });
     expect(() => mcpTimeouts({ AGENT_MCP_TOOL_TIMEOUT: 'soon' })).toThrow(
       'AGENT_MCP_TOOL_TIMEOUT must be a number of seconds greater than 0, not "soon".',
     );

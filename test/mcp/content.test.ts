@@ -64,4 +64,37 @@ describe('tool results for the model', () => {
     expect(text.length).toBeLessThan(MAX_RESULT_CHARS + 200);
     expect(text).toMatch(/\[… cut: the result was 40,500 characters; the first 40,000 are shown\]$/);
   });
+
+  it('never sends binary data in structured content as text', () => {
+    const image = base64(30_000);
+    const text = formatToolResult({
+      // As the filesystem server sends an image: the image block, and the same again as structured content.
+      content: [{ type: 'image', data: image, mimeType: 'image/png' }],
+      structuredContent: {
+        content: [{ type: 'image', data: image, mimeType: 'image/png' }],
+        attachment: { uri: 'file:///r/a.zip', mimeType: 'application/zip', blob: base64(2048) },
+        preview: `data:image/jpeg;base64,${base64(600)}`,
+        raw: base64(1500),
+        caption: 'A chart',
+        id: 'abc123',
+      },
+    });
+    expect(text).toBe(
+      [
+        '[image: image/png, 29 KB]',
+        JSON.stringify(
+          {
+            content: ['[image: image/png, 29 KB]'],
+            attachment: '[resource: file:///r/a.zip, application/zip, 2 KB]',
+            preview: '[data: image/jpeg, 600 bytes]',
+            raw: '[binary data, 1 KB]',
+            caption: 'A chart',
+            id: 'abc123',
+          },
+          null,
+          2,
+        ),
+      ].join('\n'),
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/errors.js';
 import { runTurn } from '../../src/loop/run-turn.js';
@@ -25,13 +26,14 @@ describe('MCP servers that fail', () => {
     );
     const r = await runTurn([], 'save cat', options);
     expect(r).toMatchObject({ end: 'answered', text: 'The dictionary is down.', modelCalls: 3 });
-    const stopped = 'the MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt)';
+    const stopped =
+      'the MCP server "dict" stopped: it exited with code 3 (panic: the dictionary index is corrupt)';
     expect(toolResults(r.messages).map((m) => [m.content, m.isError])).toEqual([
       [`mcp__dict__save_entry failed: ${stopped}`, true],
       [`mcp__dict__lookup failed: ${stopped}`, true],
     ]);
     expect(warnings).toEqual([
-      'The MCP server "dict" stopped: it exited (panic: the dictionary index is corrupt). Its tools are no longer offered; calls already made get errors.',
+      'The MCP server "dict" stopped: it exited with code 3 (panic: the dictionary index is corrupt). Its tools are no longer offered; calls already made get errors.',
     ]);
     // Offered before the crash, not after it.
     const offered = provider.requests.map((q) =>
@@ -41,14 +43,46 @@ describe('MCP servers that fail', () => {
     expect(offered.at(-1)).toEqual([]);
   });
 
+  it("a killed server's stop reason says how it ended, not the banner it printed at start-up", async () => {
+    const pidFile = join(mcpTempDir(), 'pid');
+    const { warnings } = await loadServers({ dict: testServer('--banner', '--pid-file', pidFile) });
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    for (let i = 0; i < 200 && warnings.length === 0; i++) await delay(25);
+    expect(warnings).toEqual([
+      'The MCP server "dict" stopped: it was killed by SIGKILL. Its tools are no longer offered; calls already made get errors.',
+    ]);
+  });
+
+  it('twelve parallel calls under one signal print no MaxListenersExceededWarning', async () => {
+    const seen: string[] = [];
+    const onWarning = (w: Error) => seen.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const { mcp } = await loadServers({ dict: testServer() });
+      const calls = Array.from({ length: 12 }, (_, i) =>
+        toolCall(`c${i}`, 'mcp__dict__lookup', { word: `w${i}` }),
+      );
+      const { options } = mcpTurnOptions(mcp, [reply(calls), reply([text('ok')])], {
+        signal: new AbortController().signal,
+      });
+      const r = await runTurn([], 'go', options);
+      expect(toolResults(r.messages).map((m) => m.isError)).toEqual(Array(12).fill(false));
+      await delay(50); // warnings are emitted on a later tick
+      expect(seen).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a server that fails to start costs only its own tools, with one warning each', async () => {
     const { mcp, warnings } = await loadServers({
       broken: testServer('--fail-start'),
       missing: { command: 'agent-test-no-such-command' },
       dict: testServer(),
     });
-    expect(warnings).toEqual([
-      'The MCP server "broken" is not available: it exited (fatal: cannot open the dictionary database /nonexistent/dict.db).',
+    // Each warning comes when its server fails, whichever first.
+    expect(warnings.sort()).toEqual([
+      'The MCP server "broken" is not available: it exited with code 1 (fatal: cannot open the dictionary database /nonexistent/dict.db).',
       'The MCP server "missing" is not available: command not found: agent-test-no-such-command.',
     ]);
     expect(mcp.servers).toEqual(['dict']);

@@ -156,23 +156,36 @@ describe('tools from a stdio MCP server', () => {
     );
   });
 
-  it('starts servers with the inherited environment plus their own env', async () => {
-    const { mcp } = await loadServers(
-      { mine: { ...testServer(), env: { MCP_TEST_GREETING: 'configured' } }, plain: testServer() },
-      { env: { ...process.env, MCP_TEST_GREETING: 'inherited' } },
-    );
-    const { options } = mcpTurnOptions(mcp, [
-      reply([
-        toolCall('a', 'mcp__mine__lookup', { word: 'x' }),
-        toolCall('b', 'mcp__plain__lookup', { word: 'y' }),
-      ]),
-      reply([text('ok')]),
-    ]);
-    const r = await runTurn([], 'go', options);
-    expect(toolResults(r.messages).map((m) => m.content)).toEqual([
-      'x: a word in the test dictionary. configured',
-      'y: a word in the test dictionary. inherited',
-    ]);
+  it("starts servers with a safe default environment plus their own env, variables taken from the user's", async () => {
+    // In this process's environment, as an API key would be: a server must not see it.
+    process.env.MCP_TEST_GREETING = 'inherited';
+    try {
+      const { mcp } = await loadServers(
+        {
+          mine: { ...testServer(), env: { MCP_TEST_GREETING: 'configured' } },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration's own syntax
+          passed: { ...testServer(), env: { MCP_TEST_GREETING: '${GREETING_SOURCE} on purpose' } },
+          plain: testServer(),
+        },
+        { env: { ...process.env, GREETING_SOURCE: 'expanded' } },
+      );
+      const { options } = mcpTurnOptions(mcp, [
+        reply([
+          toolCall('a', 'mcp__mine__lookup', { word: 'x' }),
+          toolCall('b', 'mcp__passed__lookup', { word: 'y' }),
+          toolCall('c', 'mcp__plain__lookup', { word: 'z' }),
+        ]),
+        reply([text('ok')]),
+      ]);
+      const r = await runTurn([], 'go', options);
+      expect(toolResults(r.messages).map((m) => m.content)).toEqual([
+        'x: a word in the test dictionary. configured',
+        'y: a word in the test dictionary. expanded on purpose',
+        'z: a word in the test dictionary.',
+      ]);
+    } finally {
+      delete process.env.MCP_TEST_GREETING;
+    }
   });
 });
 

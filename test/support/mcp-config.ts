@@ -33,12 +33,20 @@ export function loggedCalls(path: string): { tool: string; args: Record<string, 
     .map((l) => JSON.parse(l));
 }
 
-/** True while a process with this pid exists (a reaped child no longer does). */
+/**
+ * True while a process with this pid runs. A zombie does not: a child killed just as its parent exited
+ * waits there until the system reaps it.
+ */
 export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (command) state …"
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.[0] !== 'Z';
+  } catch {
+    return true; // no /proc here: kill(0) is all there is
   }
 }

@@ -7,6 +7,9 @@
 //   --hang-on <tool>     never answer calls of that tool
 //   --image              `lookup` also returns an image, a resource link and an embedded resource
 //   --fail-start         print an error on stderr and exit(1) before speaking MCP
+//   --slow-start <ms>    wait that long before speaking MCP (a server slow to start)
+//   --banner             print a start-up banner on stderr, as many servers do
+//   --ready-file <file>  create that file once a client has initialised the connection
 // Env MCP_TEST_GREETING, when set, is part of `lookup`'s answer (proof the env reached the server).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,6 +28,8 @@ if (flag('--fail-start')) {
   process.exit(1);
 }
 if (value('--pid-file')) writeFileSync(value('--pid-file'), String(process.pid));
+if (flag('--banner')) process.stderr.write('Dictionary MCP Server running on stdio\n');
+if (value('--slow-start')) await new Promise((r) => setTimeout(r, Number(value('--slow-start'))));
 
 const log = value('--log');
 const record = (tool, args) => {
@@ -95,5 +100,8 @@ server.registerTool(
     return behave('save_entry', () => ({ content: [{ type: 'text', text: `Saved "${args.word}".` }] }));
   },
 );
+
+if (value('--ready-file'))
+  server.server.oninitialized = () => writeFileSync(value('--ready-file'), String(process.pid));
 
 await server.connect(new StdioServerTransport());

@@ -4,6 +4,7 @@ import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { ChatMcp } from './mcp-start.js';
 
 export interface ChatOptions {
   provider?: string;
@@ -30,5 +31,11 @@ export interface Chat {
   userPrices: Record<string, Price>;
   /** Every tool offered, and for MCP tools the server each comes from (for /tools). */
   tools: { registry: ToolRegistry; origins: Map<string, string> };
+  /** MCP servers starting in the background: waited for (briefly) before each message. */
+  mcp?: ChatMcp;
+  /** Set while the terminal chat shows its prompt: draws it again after a note printed under it. */
+  redrawPrompt?: () => void;
+  /** Aborted by SIGTERM or SIGHUP: the running turn is cancelled and the chat ends. */
+  leave: AbortSignal;
   spinner?: Ora;
 }

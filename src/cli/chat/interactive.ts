@@ -38,8 +38,21 @@ export async function interactive(chat: Chat): Promise<void> {
   // signal, since the terminal has left raw mode.
   const onSignal = () => busy?.abort();
   process.on('SIGINT', onSignal);
+  // SIGTERM or SIGHUP: the running turn is cancelled and the keyboard closed, so the chat ends.
+  const leave = () => {
+    busy?.abort();
+    keyboard.cancelAsk();
+    keyboard.close();
+  };
+  chat.leave.addEventListener('abort', leave, { once: true });
+  if (chat.leave.aborted) leave();
+
+  // A server's warning or note can arrive while the prompt waits: the prompt is drawn again below it.
+  chat.redrawPrompt = () => keyboard.redraw();
 
   process.stdout.write(s.dim(`agent chat · ${chat.label} · /help for commands, Ctrl-D to leave\n`));
+  const starting = chat.mcp?.startingNote();
+  if (starting) process.stderr.write(`${dimErr(starting)}\n`);
   try {
     for (;;) {
       const line = await keyboard.next(s.bold('› '));
@@ -53,6 +66,12 @@ export async function interactive(chat: Chat): Promise<void> {
           if (!(await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal))) break;
           continue;
         }
+        // A terminal shows what a message waits for (up to the grace) rather than nothing.
+        await chat.mcp?.beforeMessage(busy.signal, {
+          start: (servers) =>
+            spinner?.start(`waiting for MCP server${servers.length === 1 ? '' : 's'} ${servers.join(', ')}…`),
+          stop: () => spinner?.stop(),
+        });
         const turn = new TurnRenderer(process.stdout, process.stderr, spinner);
         renderer = turn;
         const confirm = async (call: ToolCall, input: unknown) => {
@@ -73,7 +92,9 @@ export async function interactive(chat: Chat): Promise<void> {
       }
     }
   } finally {
+    chat.redrawPrompt = undefined;
     process.off('SIGINT', onSignal);
+    chat.leave.removeEventListener('abort', leave);
     keyboard.close();
   }
   if (chat.session.history.length > 0) process.stdout.write(`\n${s.dim(costLine(chat))}\n`);
@@ -193,6 +214,11 @@ export class Keyboard {
   interruptPrompt(): void {
     if (this.rl.line.length > 0) this.takeDraft();
     else this.rl.close();
+  }
+
+  /** Draws the prompt and the line being typed again, after something else was printed below them. */
+  redraw(): void {
+    if (this.waiter && this.echo.open) this.rl.prompt(true);
   }
 
   close(): void {

@@ -14,12 +14,22 @@ export async function piped(chat: Chat): Promise<void> {
     rl.close();
   };
   process.on('SIGINT', onSigint);
+  // SIGTERM or SIGHUP: as Ctrl-C, but the exit code is the signal's (set by the chat command).
+  const leave = () => {
+    busy?.abort();
+    rl.close();
+  };
+  chat.leave.addEventListener('abort', leave, { once: true });
+  if (chat.leave.aborted) leave();
   try {
     for await (const raw of rl) {
       const typed = raw.trim();
       if (!typed) continue;
       const text = asMessage(typed);
       busy = new AbortController();
+      // As before servers started in the background: a script's first line sees every server that
+      // starts within the grace, /tools included.
+      await chat.mcp?.beforeMessage(busy.signal);
       if (text === undefined) {
         const go = await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(
           (error) => {
@@ -36,6 +46,7 @@ export async function piped(chat: Chat): Promise<void> {
         renderer.finish();
       } catch (error) {
         renderer.finish();
+        if (chat.leave.aborted) break;
         throw asAgentError(error);
       } finally {
         busy = undefined;
@@ -43,6 +54,7 @@ export async function piped(chat: Chat): Promise<void> {
     }
   } finally {
     process.off('SIGINT', onSigint);
+    chat.leave.removeEventListener('abort', leave);
     rl.close();
   }
 }

@@ -25,19 +25,27 @@ export function costLine(chat: Chat): string {
   );
 }
 
-/** Every tool, where it comes from, and whether it asks before running. */
+/**
+ * Every tool, where it comes from, and whether it asks before running; then server tools that are not
+ * offered, and servers still starting.
+ */
 export function toolList(chat: Chat): string {
+  chat.mcp?.join();
   const { registry, origins } = chat.tools;
-  const width = Math.max(...registry.names.map((n) => n.length));
-  return registry.tools
-    .map((t) => {
-      const server = origins.get(t.name);
-      const from = server ? `MCP server "${server}"` : 'built-in';
-      const asks = t.needsConfirmation ? (chat.options.yes ? ', approved by --yes' : ', asks first') : '';
-      const gone = t.available?.() === false ? ' (stopped: no longer offered)' : '';
-      return `${t.name.padEnd(width)}  ${from}${asks}${gone}`;
-    })
-    .join('\n');
+  const notOffered = chat.mcp?.notOffered ?? [];
+  const width = Math.max(...registry.names.map((n) => n.length), ...notOffered.map((t) => t.name.length));
+  const lines = registry.tools.map((t) => {
+    const server = origins.get(t.name);
+    const from = server ? `MCP server "${server}"` : 'built-in';
+    const asks = t.needsConfirmation ? (chat.options.yes ? ', approved by --yes' : ', asks first') : '';
+    const gone = t.available?.() === false ? ' (stopped: no longer offered)' : '';
+    return `${t.name.padEnd(width)}  ${from}${asks}${gone}`;
+  });
+  for (const t of notOffered)
+    lines.push(`${t.name.padEnd(width)}  MCP server "${t.server}" (not offered: it ${t.reason})`);
+  for (const server of chat.mcp?.starting ?? [])
+    lines.push(`MCP server "${server}" is still starting: its tools join when it is ready.`);
+  return lines.join('\n');
 }
 
 function sessionLine(chat: Chat): string {

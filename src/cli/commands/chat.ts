@@ -1,7 +1,9 @@
+import { constants } from 'node:os';
 import { adaptHistory, reasoningNotice } from '../../chat/resume.js';
 import { ChatSession, type SessionOptions } from '../../chat/session.js';
 import { chatSystemPrompt } from '../../chat/system-prompt.js';
 import { ConfigError, errorMessage, UsageError } from '../../errors.js';
+import type { McpServers } from '../../mcp/index.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import {
   createProvider,
@@ -17,6 +19,7 @@ import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
 import type { Chat, ChatOptions } from '../chat/context.js';
 import { interactive } from '../chat/interactive.js';
+import { ChatMcp } from '../chat/mcp-start.js';
 import { piped } from '../chat/piped.js';
 import { openDb } from '../open-db.js';
 import { formatWhen, styleFor } from '../style.js';
@@ -28,7 +31,18 @@ export async function runChat(options: ChatOptions): Promise<void> {
     throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
   const db = openDb(options.db);
-  let mcp: Awaited<ReturnType<typeof import('../../mcp/index.js').loadMcpTools>> | undefined;
+  let servers: McpServers | undefined;
+  const leave = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal means now; the first shuts servers down as leaving the chat does.
+    if (leave.signal.aborted) process.exit(process.exitCode);
+    process.exitCode = 128 + (constants.signals[signal] ?? 0);
+    leave.abort();
+    // Bounded: the shutdown sequence ends in SIGKILL within about 5 s; never wait on anything else.
+    setTimeout(() => process.exit(process.exitCode), 8000).unref();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const saved = savedSession(db, options);
     const { providerName, model, provider, notice } = await chooseModel(options, saved);
@@ -43,16 +57,25 @@ export async function runChat(options: ChatOptions): Promise<void> {
       const dropped = reasoningNotice(adapted);
       if (dropped) notices.push(dropped);
     }
-    const { loadMcpTools } = await import('../../mcp/index.js');
+    const { startMcpServers } = await import('../../mcp/index.js');
     const warn = styleFor(process.stderr).yellow;
-    mcp = await loadMcpTools({
+    const dim = styleFor(process.stderr).dim;
+    // A server can stop or become ready at any moment, even while an answer streams: its line stands alone.
+    let chat: Chat | undefined;
+    const note = (line: string) => {
+      process.stderr.write(`\n${line}\n`);
+      chat?.redrawPrompt?.();
+    };
+    // Started in the background: the chat does not wait for them until a message is sent.
+    servers = startMcpServers({
       configPath: options.mcp,
       env: process.env,
-      // A server can stop at any moment, even while an answer streams: its warning gets a line of its own.
-      onWarning: (m) => process.stderr.write(`\n${warn(`agent: ${m}`)}\n`),
+      onWarning: (m) => note(warn(`agent: ${m}`)),
+      onLateReady: (name, n) =>
+        note(dim(`The MCP server "${name}" is ready: its ${n} tool(s) join with the next message.`)),
     });
-    const registry = await buildChatTools(db, process.env, mcp.tools);
-    const session = new ChatSession({
+    const registry = await buildChatTools(db, process.env);
+    const sessionOptions: SessionOptions = {
       provider,
       model,
       system: chatSystemPrompt(registry.names),
@@ -62,6 +85,11 @@ export async function runChat(options: ChatOptions): Promise<void> {
       db,
       userPrices,
       resume,
+    };
+    const session = new ChatSession(sessionOptions);
+    // The session reads its options at each message, so tools that join update the prompt that names them.
+    const mcp = new ChatMcp(servers, registry, () => {
+      sessionOptions.system = chatSystemPrompt(registry.names);
     });
     const research: ModelSetup = {
       provider,
@@ -69,9 +97,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       largeModel: resolveModel(providerName, 'large', undefined, process.env, model),
     };
     // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
-    const dim = styleFor(process.stderr).dim;
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
-    const chat: Chat = {
+    chat = {
       session,
       db,
       options,
@@ -79,13 +106,17 @@ export async function runChat(options: ChatOptions): Promise<void> {
       research,
       userPrices,
       tools: { registry, origins: mcp.origins },
+      mcp,
+      leave: leave.signal,
     };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);
   } finally {
     // Servers are children of this process: shut them down on every way out.
-    await mcp?.close();
+    await servers?.close();
     db.close();
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 

@@ -40,7 +40,9 @@ Examples:
 
 Every answered message is saved as it completes; \`agent sessions\` lists the sessions. A resumed session
 keeps its own provider and model unless --provider or --model is given.
-In the chat: /help, /tools, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
+In the chat: /help, /tools, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.
+MCP servers start in the background; a stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM and USER
+plus its entry's "env", where \${VAR} takes VAR from your environment (see README).`,
     )
     .action(async (options, command: Command) => {
       const { runChat } = await import('../commands/chat.js');
