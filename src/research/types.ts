@@ -3,6 +3,7 @@ import type { CostRow } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
+import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding.js';
 import type { Source, SourceReport } from './sources.js';
 
@@ -18,7 +19,8 @@ export type ResearchStep =
   | 'write'
   | 'report'
   | 'search'
-  | 'select';
+  | 'select'
+  | 'verify';
 
 export type ResearchEvent =
   | { type: 'step'; name: ResearchStep; round?: number }
@@ -70,12 +72,25 @@ export interface ResearchResult {
   reports: SourceReport[];
   citations: CitationCheck;
   grounding: Grounding;
+  /** For each cited claim and each source it cites, the passage that best supports it. */
+  evidence: Evidence[];
+  /** With --verify: the small model's verdict on each cited claim. */
+  verification?: Verdict[];
+  /** With --verify: false when some claims have no verdict (an unusable reply twice, or a failed call). */
+  verificationComplete?: boolean;
   usage: RunUsage;
   settings: ResearchSettings;
   rounds: number;
   /** The answer or report was cut off at the output limit: it is incomplete. */
   truncated: boolean;
   createdAt: string;
+}
+
+export interface Verdict {
+  sentence: string;
+  verdict: 'supported' | 'partial' | 'unsupported';
+  /** One line: why. */
+  reason: string;
 }
 
 export interface ModelSetup {
@@ -96,6 +111,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   signal?: AbortSignal;
   /** Extraction calls in flight at once. */
   concurrency?: number;
+  /** After writing, the small model checks each cited claim against its evidence. */
+  verify?: boolean;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

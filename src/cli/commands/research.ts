@@ -3,17 +3,24 @@ import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { contentDirectory } from '../../research/documents.js';
-import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
+import {
+  type ModelSetup,
+  type ResearchResult,
+  runResearch,
+  VERIFY_NEEDS_MODEL,
+} from '../../research/pipeline.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
+  evidenceSummary,
   groundingSummary,
   ResearchRenderer,
   sourceList,
   toJson,
   toMarkdown,
   usageLine,
+  verificationSummary,
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
 import { clean, styleFor } from '../style.js';
@@ -27,6 +34,7 @@ export interface ResearchCommandOptions {
   json?: boolean;
   extractive?: boolean;
   report?: boolean;
+  verify?: boolean;
   depth?: number;
   breadth?: number;
   perSearch?: number;
@@ -60,6 +68,7 @@ export async function runResearchCommand(
   const contentDir = contentDirectory(o.content);
   if (o.out) checkWritable(o.out);
   const models = await researchModels(o);
+  if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
@@ -80,6 +89,7 @@ export async function runResearchCommand(
       userPrices,
       signal: controller.signal,
       report: o.report,
+      verify: o.verify,
       depth: o.depth,
       breadth: o.breadth,
       perSearch: o.perSearch,
@@ -125,6 +135,11 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
   else process.stdout.write('\n');
   const grounding = groundingSummary(result);
   if (grounding.length > 0) process.stderr.write(`\n${grounding.map((l) => err.yellow(l)).join('\n')}\n`);
+  const verified = verificationSummary(result);
+  if (verified.length > 0) process.stderr.write(`\n${verified.map((l) => err.yellow(l)).join('\n')}\n`);
+  // Weaker than a missing number: the sentence may restate its source in words this check cannot match.
+  const evidence = evidenceSummary(result);
+  if (evidence.length > 0) process.stderr.write(`\n${evidence.map((l) => err.dim(l)).join('\n')}\n`);
   const checks = citationSummary(result);
   if (checks.length > 0) process.stderr.write(`\n${checks.map((l) => err.dim(l)).join('\n')}\n`);
   process.stderr.write(`${err.dim(usageLine(result))}\n`);
