@@ -25,6 +25,16 @@ export function extractPrompt(question: string, source: Extractable): string {
   return `Question: ${question}\n\nSource: ${source.title} (${source.location})${how}\n---\n${source.text}\n---`;
 }
 
+/**
+ * The reader's language, not the sources': a German question gets German whatever the sources are in.
+ * Numbers stay as the sources write them, so the grounding check and a reader can find them there.
+ */
+export const LANGUAGE_RULE = [
+  'Write in the language of the question, whatever language the notes are in (a German question gets a',
+  'German answer). Quote numbers, amounts and dates exactly as the notes write them; do not convert their',
+  'format or units.',
+].join(' ');
+
 const CITE_RULES = [
   'Use only facts from the notes. Put the source number in square brackets right after every fact, like',
   '"Refunds over $200 need approval [1]." or "[1][3]" for several sources. Never cite a number that is not listed.',
@@ -36,6 +46,7 @@ export const WRITE_SYSTEM = [
   CITE_RULES,
   'If the notes do not answer the question, say so plainly. Do not write a list of sources: it is added for you.',
   'Be concise: a short paragraph or a few bullet points, in plain Markdown.',
+  LANGUAGE_RULE,
 ].join(' ');
 
 export const REPORT_SYSTEM = [
@@ -45,13 +56,14 @@ export const REPORT_SYSTEM = [
   'parts of the question, each with the facts that answer that part (tables where they help); then a section',
   '"## Gaps and caveats" saying what the notes did not settle, where sources disagree, and what is uncertain.',
   'Do not write a list of sources: it is added for you.',
+  LANGUAGE_RULE,
 ].join(' ');
 
 export function writePrompt(question: string, notes: { source: Source; facts: string }[]): string {
   const blocks = notes.map(
     ({ source, facts }) => `[${source.n}] ${source.title} (${source.location})\n${facts.trim()}`,
   );
-  return `Question: ${question}\n\nNotes:\n\n${blocks.join('\n\n')}`;
+  return `Question: ${question}\n\nNotes:\n\n${blocks.join('\n\n')}\n\nWrite in the language of the question above.`;
 }
 
 export const VERIFY_SYSTEM = [

@@ -1,0 +1,186 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createProvider } from '../../src/providers/registry.js';
+import { type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
+import { resultJson } from '../../src/research/result-json.js';
+import { parseVerdicts } from '../../src/research/verify.js';
+import { openStore } from '../../src/store/open.js';
+import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { chatSse } from '../support/sse-builders.js';
+
+// --verify through the real OpenAI SDK client against a loopback server that answers each step.
+
+const ANSWER = [
+  'A support agent can refund up to $200 without approval [1].',
+  'Refunds above $200 need a team lead [1].',
+  'Trains are preferred for journeys under 500 km [2].',
+  'The office plants are watered on Mondays [2].',
+].join(' ');
+
+let server: Awaited<ReturnType<typeof startFakeServer>>;
+/** What the verify step answers, call by call; the last one repeats. */
+let verifyReplies: string[] = [];
+const verifyPrompts: string[] = [];
+const saved = { ...process.env };
+
+const userText = (req: RecordedRequest) =>
+  (req.body as any).messages
+    .filter((m: any) => m.role === 'user')
+    .map((m: any) => m.content)
+    .join('\n');
+
+function respond(req: RecordedRequest) {
+  const body = req.body as any;
+  const system: string = body.messages[0]?.content ?? '';
+  const reply = (text: string) => sse(chatSse({ text }, body.model));
+  if (system.includes('You plan research'))
+    return reply('{"documents": ["refunds", "travel"], "searches": []}');
+  if (system.includes('You extract facts')) return reply('- a fact');
+  if (system.includes('You check whether claims')) {
+    verifyPrompts.push(userText(req));
+    const i = Math.min(verifyPrompts.length - 1, verifyReplies.length - 1);
+    return reply(verifyReplies[i]!);
+  }
+  return reply(ANSWER);
+}
+
+beforeEach(async () => {
+  verifyPrompts.length = 0;
+  server = await startFakeServer([], respond);
+  for (const k of Object.keys(process.env))
+    if (/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k)) delete process.env[k];
+  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+});
+
+afterEach(async () => {
+  process.env = { ...saved };
+  await server.close();
+});
+
+function content(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-verify-'));
+  writeFileSync(
+    join(dir, 'refunds.md'),
+    '# Refunds\n\nA support agent can refund up to $200 without approval.\nRefunds above $200 need a team lead.\n',
+  );
+  writeFileSync(join(dir, 'travel.md'), '# Travel\n\nTrains are preferred for journeys under 500 km.\n');
+  return dir;
+}
+
+async function run(extra: Partial<ResearchOptions> = {}) {
+  const db = openStore(':memory:');
+  const result = await runResearch({
+    question: 'How do refunds and travel work?',
+    db,
+    contentDir: content(),
+    env: {},
+    models: {
+      provider: await createProvider('openai-compatible'),
+      smallModel: 'small-m',
+      largeModel: 'large-m',
+    },
+    runId: 'run-v',
+    verify: true,
+    ...extra,
+  });
+  const ledger = db
+    .prepare("SELECT step, model, cost_usd AS cost FROM usage_ledger WHERE run_id = 'run-v' ORDER BY id")
+    .all() as { step: string; model: string; cost: number | null }[];
+  return { result, ledger, json: resultJson(result) };
+}
+
+const ALL_FOUR = JSON.stringify([
+  { claim: 1, verdict: 'supported', reason: 'The passage states the $200 limit.' },
+  { claim: 2, verdict: 'supported', reason: 'Stated.' },
+  { claim: 3, verdict: 'partial', reason: 'The passage prefers trains but gives no\nexception.' },
+  { claim: 4, verdict: 'unsupported', reason: 'Nothing about plants.' },
+]);
+
+describe('--verify', () => {
+  it('judges every cited claim in one call with its evidence, records it as step verify, and counts it', async () => {
+    verifyReplies = [`Here you go:\n\`\`\`json\n${ALL_FOUR}\n\`\`\``];
+    const { result, ledger, json } = await run();
+    expect(json.verification).toEqual([
+      {
+        sentence: 'A support agent can refund up to $200 without approval [1].',
+        verdict: 'supported',
+        reason: 'The passage states the $200 limit.',
+      },
+      { sentence: 'Refunds above $200 need a team lead [1].', verdict: 'supported', reason: 'Stated.' },
+      {
+        sentence: 'Trains are preferred for journeys under 500 km [2].',
+        verdict: 'partial',
+        reason: 'The passage prefers trains but gives no exception.',
+      },
+      {
+        sentence: 'The office plants are watered on Mondays [2].',
+        verdict: 'unsupported',
+        reason: 'Nothing about plants.',
+      },
+    ]);
+    expect(json.verificationComplete).toBe(true);
+    expect(ledger.map((r) => `${r.step}:${r.model}`)).toEqual([
+      'plan:small-m',
+      'extract:large-m',
+      'extract:large-m',
+      'write:large-m',
+      'verify:small-m',
+    ]);
+    expect(result.usage.calls).toBe(5);
+    // The model sees each claim with its cited passage, and says so when there is none.
+    expect(verifyPrompts[0]).toContain(
+      'Claim 1: A support agent can refund up to $200 without approval [1].\n  [1] (Refunds): "A support agent can refund up to $200 without approval."',
+    );
+    expect(verifyPrompts[0]).toContain(
+      'Claim 4: The office plants are watered on Mondays [2].\n  [2] (nothing close to this claim was found in this source)',
+    );
+  });
+
+  it('runs with an unpriced model (cost unknown) and with priced ones adds the check to the cost', async () => {
+    verifyReplies = [ALL_FOUR];
+    const unpriced = await run();
+    expect(unpriced.result.usage.costUsd).toBeNull();
+    expect(unpriced.json.verification).toHaveLength(4);
+
+    const price = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1, source: 'test' };
+    const priced = await run({ userPrices: { 'small-m': price, 'large-m': price } });
+    const total = priced.ledger.reduce((sum, r) => sum + r.cost!, 0);
+    const verifyCost = priced.ledger.find((r) => r.step === 'verify')!.cost!;
+    expect(verifyCost).toBeGreaterThan(0);
+    expect(priced.result.usage.costUsd).toBeCloseTo(total, 10);
+  });
+
+  it('asks again after an unusable reply and is complete when the second is usable', async () => {
+    verifyReplies = ['I think they are mostly fine.', ALL_FOUR];
+    const { ledger, json } = await run();
+    expect(ledger.filter((r) => r.step === 'verify')).toHaveLength(2);
+    expect(json.verificationComplete).toBe(true);
+    expect(json.verification).toHaveLength(4);
+  });
+
+  it('marks the verification incomplete after two unusable replies, and the answer stands', async () => {
+    verifyReplies = ['[{"claim": 1, "verdict": "maybe"}]'];
+    const { result, ledger, json } = await run();
+    expect(ledger.filter((r) => r.step === 'verify')).toHaveLength(2);
+    expect(json.verification).toEqual([]);
+    expect(json.verificationComplete).toBe(false);
+    expect(result.answer).toBe(ANSWER);
+  });
+
+  it('refuses to run in extractive mode', async () => {
+    await expect(run({ models: undefined })).rejects.toThrow(/--verify needs a model/);
+  });
+});
+
+describe('reading a verdict reply', () => {
+  it('needs a valid verdict for every claim', () => {
+    const two =
+      '[{"claim":1,"verdict":"Supported","reason":"ok"},{"claim":2,"verdict":"partial","reason":"half"}]';
+    expect(parseVerdicts(two, 2)?.get(1)).toEqual({ verdict: 'supported', reason: 'ok' });
+    expect(parseVerdicts(two, 3)).toBeUndefined();
+    expect(parseVerdicts('{"verdict": "supported"}', 1)).toBeUndefined();
+    expect(parseVerdicts('[not json]', 1)).toBeUndefined();
+  });
+});
