@@ -7,8 +7,7 @@ import { type ResearchOptions, runResearch } from '../../src/research/pipeline.j
 import { resultJson } from '../../src/research/result-json.js';
 import { parseVerdicts } from '../../src/research/verify.js';
 import { openStore } from '../../src/store/open.js';
-import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
-import { chatSse } from '../support/sse-builders.js';
+import { startStepModel } from '../support/step-model.js';
 
 // --verify through the real OpenAI SDK client against a loopback server that answers each step.
 
@@ -19,45 +18,21 @@ const ANSWER = [
   'The office plants are watered on Mondays [2].',
 ].join(' ');
 
-let server: Awaited<ReturnType<typeof startFakeServer>>;
+let model: Awaited<ReturnType<typeof startStepModel>>;
 /** What the verify step answers, call by call; the last one repeats. */
 let verifyReplies: string[] = [];
-const verifyPrompts: string[] = [];
-const saved = { ...process.env };
-
-const userText = (req: RecordedRequest) =>
-  (req.body as any).messages
-    .filter((m: any) => m.role === 'user')
-    .map((m: any) => m.content)
-    .join('\n');
-
-function respond(req: RecordedRequest) {
-  const body = req.body as any;
-  const system: string = body.messages[0]?.content ?? '';
-  const reply = (text: string) => sse(chatSse({ text }, body.model));
-  if (system.includes('You plan research'))
-    return reply('{"documents": ["refunds", "travel"], "searches": []}');
-  if (system.includes('You extract facts')) return reply('- a fact');
-  if (system.includes('You check whether claims')) {
-    verifyPrompts.push(userText(req));
-    const i = Math.min(verifyPrompts.length - 1, verifyReplies.length - 1);
-    return reply(verifyReplies[i]!);
-  }
-  return reply(ANSWER);
-}
+const verifyPrompt = (i: number) => model.of('verify')[i]!.prompt;
 
 beforeEach(async () => {
-  verifyPrompts.length = 0;
-  server = await startFakeServer([], respond);
-  for (const k of Object.keys(process.env))
-    if (/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k)) delete process.env[k];
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+  model = await startStepModel((step, _prompt, i) => {
+    if (step === 'plan') return '{"documents": ["refunds", "travel"], "searches": []}';
+    if (step === 'extract') return '- a fact';
+    if (step === 'verify') return verifyReplies[Math.min(i, verifyReplies.length - 1)]!;
+    return ANSWER;
+  });
 });
 
-afterEach(async () => {
-  process.env = { ...saved };
-  await server.close();
-});
+afterEach(() => model.close());
 
 function content(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-verify-'));
@@ -130,10 +105,10 @@ describe('--verify', () => {
     ]);
     expect(result.usage.calls).toBe(5);
     // The model sees each claim with its cited passage, and says so when there is none.
-    expect(verifyPrompts[0]).toContain(
+    expect(verifyPrompt(0)).toContain(
       'Claim 1: A support agent can refund up to $200 without approval [1].\n  [1] (Refunds): "A support agent can refund up to $200 without approval."',
     );
-    expect(verifyPrompts[0]).toContain(
+    expect(verifyPrompt(0)).toContain(
       'Claim 4: The office plants are watered on Mondays [2].\n  [2] (nothing close to this claim was found in this source)',
     );
   });
