@@ -2,7 +2,7 @@ import { CITE } from '../citations.js';
 import type { Source } from '../sources.js';
 import { type CitedClaim, citedClaims } from './claims.js';
 import { linkTo } from './fragment.js';
-import { bestSentences, claimTerms, coverage, indexSentences, type SourceIndex } from './rank.js';
+import { bestSentence, claimTerms, coverage, indexSentences, type SourceIndex } from './rank.js';
 import { type LocatedSentence, locatedSentences } from './sentences.js';
 
 // Evidence: for every cited claim of the answer, the sentence (or two) in each cited source that best
@@ -34,22 +34,32 @@ const NEIGHBOUR_GAIN = 0.15;
 export type EvidenceSource = Pick<Source, 'n' | 'kind' | 'title' | 'location' | 'text'>;
 
 export function findEvidence(answer: string, sources: EvidenceSource[]): Evidence[] {
-  const indexes = new Map<number, SourceIndex>();
   const byNumber = new Map(sources.map((s) => [s.n, s]));
+  const claims = citedClaims(answer).map((claim) => ({
+    claim,
+    weights: claimTerms(claim.text.replace(CITE, ' ')),
+  }));
+  // Each source is read once, for the terms of the claims that cite it.
+  const wanted = new Map<number, Set<string>>();
+  for (const { claim, weights } of claims)
+    for (const n of claim.cites) {
+      const set = wanted.get(n) ?? new Set<string>();
+      for (const t of weights.keys()) set.add(t);
+      wanted.set(n, set);
+    }
+  const indexes = new Map<number, SourceIndex>();
   const out: Evidence[] = [];
-  for (const claim of citedClaims(answer)) {
-    const weights = claimTerms(claim.text.replace(CITE, ' '));
+  for (const { claim, weights } of claims)
     for (const n of claim.cites) {
       const source = byNumber.get(n);
       if (!source) continue; // a citation that names no source: the citation check reports it
       let index = indexes.get(n);
       if (!index) {
-        index = indexSentences(locatedSentences(source.text));
+        index = indexSentences(locatedSentences(source.text), wanted.get(n));
         indexes.set(n, index);
       }
       out.push(evidenceFor(claim, source, index, weights));
     }
-  }
   return out;
 }
 
@@ -67,15 +77,15 @@ function evidenceFor(
     url: null,
     score: 0,
   };
-  const best = bestSentences(index, weights, 1)[0];
-  if (!best) return none;
-  let chosen = [best.i];
+  const best = bestSentence(index, weights);
+  if (best === undefined) return none;
+  let chosen = [best];
   let score = coverage(index, weights, chosen);
   // A claim that joins two facts of one paragraph: the sentence before or after may hold the rest.
-  for (const j of [best.i - 1, best.i + 1]) {
+  for (const j of [best - 1, best + 1]) {
     const s = index.sentences[j];
-    if (!s || s.headingPath !== index.sentences[best.i]!.headingPath) continue;
-    const pair = [Math.min(best.i, j), Math.max(best.i, j)];
+    if (!s || s.headingPath !== index.sentences[best]!.headingPath) continue;
+    const pair = [Math.min(best, j), Math.max(best, j)];
     const paired = coverage(index, weights, pair);
     if (paired >= score + NEIGHBOUR_GAIN) {
       chosen = pair;

@@ -17,15 +17,6 @@ const TOKEN = /\p{N}+(?:[.,'’]\p{N}+)*|[\p{L}\p{N}]+/gu;
 export const normalize = (token: string): string =>
   NUMBER.test(token) ? token.replace(/[,'’](?=\p{N}{3}(?!\p{N}))/gu, '') : stem(token);
 
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(TOKEN)) {
-    const t = m[0].toLowerCase();
-    if (!STOPWORDS.has(t)) out.push(normalize(t));
-  }
-  return out;
-}
-
 /** Each term of a claim with its weight: numbers three times, names twice, other words once. */
 export function claimTerms(claim: string): Map<string, number> {
   const weights = new Map<string, number>();
@@ -45,60 +36,92 @@ export function claimTerms(claim: string): Map<string, number> {
 
 export interface SourceIndex {
   sentences: LocatedSentence[];
-  bags: Map<string, number>[];
-  lengths: number[];
-  average: number;
-  /** term → the sentences holding it, in order. */
+  /** BM25's length normalisation per sentence: k1 · (1 − b + b · length / average). */
+  norm: Float64Array;
+  /** term → [sentence, count, sentence, count, …] in sentence order. */
   postings: Map<string, number[]>;
+  /** Scratch space for one claim's scores, reused (no allocation per claim). */
+  scores: Float64Array;
 }
 
-export function indexSentences(sentences: LocatedSentence[]): SourceIndex {
-  const bags: Map<string, number>[] = [];
-  const lengths: number[] = [];
+/**
+ * One pass over the source's sentences. With `wanted` (the terms of the claims that cite this source),
+ * only those terms are posted: the rest only count towards a sentence's length.
+ */
+export function indexSentences(sentences: LocatedSentence[], wanted?: Set<string>): SourceIndex {
+  const lengths = new Float64Array(sentences.length);
   const postings = new Map<string, number[]>();
+  // Each distinct word is stemmed once per source ('' marks a stopword); one lower-casing per sentence.
+  const stems = new Map<string, string>();
+  const token = new RegExp(TOKEN.source, 'gu');
   sentences.forEach((s, i) => {
-    const bag = new Map<string, number>();
-    const ts = terms(s.text);
-    for (const t of ts) bag.set(t, (bag.get(t) ?? 0) + 1);
-    for (const t of bag.keys()) {
+    let length = 0;
+    const lower = s.text.toLowerCase();
+    token.lastIndex = 0;
+    for (let m = token.exec(lower); m; m = token.exec(lower)) {
+      const word = m[0];
+      let t = stems.get(word);
+      if (t === undefined) {
+        t = STOPWORDS.has(word) ? '' : normalize(word);
+        stems.set(word, t);
+      }
+      if (!t) continue;
+      length++;
+      if (wanted && !wanted.has(t)) continue;
       const list = postings.get(t);
-      if (list) list.push(i);
-      else postings.set(t, [i]);
+      if (!list) postings.set(t, [i, 1]);
+      else if (list[list.length - 2] === i) list[list.length - 1]!++;
+      else list.push(i, 1);
     }
-    bags.push(bag);
-    lengths.push(ts.length);
+    lengths[i] = length;
   });
-  const average = lengths.reduce((a, b) => a + b, 0) / Math.max(1, lengths.length);
-  return { sentences, bags, lengths, average, postings };
+  const average = lengths.reduce((a, b) => a + b, 0) / Math.max(1, lengths.length) || 1;
+  const norm = lengths.map((l) => 1.2 * (0.25 + (0.75 * l) / average));
+  return { sentences, norm, postings, scores: new Float64Array(sentences.length) };
 }
 
 const idf = (index: SourceIndex, term: string): number => {
   const n = index.sentences.length;
-  const df = index.postings.get(term)?.length ?? 0;
+  const df = (index.postings.get(term)?.length ?? 0) / 2;
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 };
 
-/** The best-matching sentences for a claim, best first (at most `limit`), with their BM25 scores. */
-export function bestSentences(
-  index: SourceIndex,
-  weights: Map<string, number>,
-  limit = 3,
-): { i: number; score: number }[] {
-  const scores = new Map<number, number>();
+/** The best-matching sentence for a claim by BM25, or undefined when no sentence shares a term. */
+export function bestSentence(index: SourceIndex, weights: Map<string, number>): number | undefined {
+  const { scores, norm } = index;
+  const touched: number[] = [];
   for (const [t, w] of weights) {
     const list = index.postings.get(t);
     if (!list) continue;
     const weight = w * idf(index, t);
-    for (const i of list) {
-      const tf = index.bags[i]!.get(t)!;
-      const norm = 1.2 * (0.25 + (0.75 * index.lengths[i]!) / (index.average || 1));
-      scores.set(i, (scores.get(i) ?? 0) + (weight * tf * 2.2) / (tf + norm));
+    for (let k = 0; k < list.length; k += 2) {
+      const i = list[k]!;
+      const tf = list[k + 1]!;
+      if (scores[i] === 0) touched.push(i);
+      scores[i]! += (weight * tf * 2.2) / (tf + norm[i]!);
     }
   }
-  return [...scores.entries()]
-    .map(([i, score]) => ({ i, score }))
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .slice(0, limit);
+  let best: number | undefined;
+  for (const i of touched)
+    if (best === undefined || scores[i]! > scores[best]! || (scores[i] === scores[best] && i < best))
+      best = i;
+  for (const i of touched) scores[i] = 0;
+  return best;
+}
+
+/** Whether sentence i holds the term: a binary search of its postings. */
+function holds(list: number[] | undefined, i: number): boolean {
+  if (!list) return false;
+  let lo = 0;
+  let hi = list.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = list[mid * 2]!;
+    if (at === i) return true;
+    if (at < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** How much of the claim's weight the sentences hold, from 0 to 1 (each term by weight × idf). */
@@ -108,7 +131,8 @@ export function coverage(index: SourceIndex, weights: Map<string, number>, sente
   for (const [t, w] of weights) {
     const weight = w * idf(index, t);
     total += weight;
-    if (sentences.some((i) => index.bags[i]!.has(t))) held += weight;
+    const list = index.postings.get(t);
+    if (sentences.some((i) => holds(list, i))) held += weight;
   }
   return total > 0 ? held / total : 0;
 }
