@@ -48,6 +48,7 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
       wanted.set(n, set);
     }
   const indexes = new Map<number, SourceIndex>();
+  const stems = new Map<string, string>();
   const out: Evidence[] = [];
   for (const { claim, weights } of claims)
     for (const n of claim.cites) {
@@ -55,7 +56,7 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
       if (!source) continue; // a citation that names no source: the citation check reports it
       let index = indexes.get(n);
       if (!index) {
-        index = indexSentences(locatedSentences(source.text), wanted.get(n));
+        index = indexSentences(locatedSentences(source.text), wanted.get(n), stems);
         indexes.set(n, index);
       }
       out.push(evidenceFor(claim, source, index, weights));

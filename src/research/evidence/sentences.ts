@@ -29,6 +29,8 @@ export function plain(text: string): string {
 
 /** Prose split at sentence ends, never after a known abbreviation or an initial. */
 export function splitSentences(paragraph: string): string[] {
+  // Most paragraphs of a source are one sentence or a few: the split only where an end mark is.
+  if (!/[.!?]["')\]]*\s/.test(paragraph)) return paragraph ? [paragraph] : [];
   const pieces = paragraph.split(/(?<=[.!?]["')\]]*)\s+(?=["'([]?[\p{Lu}\p{N}$€£])/u);
   const out: string[] = [];
   for (const piece of pieces) {
