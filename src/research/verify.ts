@@ -30,8 +30,8 @@ export function verifyItems(evidence: Evidence[]): VerifyItem[] {
 }
 
 /**
- * The verdicts of a reply, by claim number (1-based), when it is a JSON array (bare or in a code fence)
- * holding a valid verdict for every claim; undefined when it is not usable.
+ * The valid verdicts of a reply, by claim number (1-based), when it is a JSON array (bare or in a code
+ * fence); undefined when it is not one. The reply is usable when it has a verdict for every claim.
  */
 export function parseVerdicts(
   text: string,
@@ -56,7 +56,7 @@ export function parseVerdicts(
     const reason = typeof e?.reason === 'string' ? e.reason.replace(/\s+/g, ' ').trim() : '';
     out.set(n, { verdict: verdict as Verdict['verdict'], reason });
   });
-  return out.size === count ? out : undefined;
+  return out;
 }
 
 export async function verifyClaims(
@@ -86,12 +86,14 @@ async function judge(
 ): Promise<(Verdict | undefined)[]> {
   const prompt = verifyPrompt(batch);
   let verdicts: Map<number, Omit<Verdict, 'sentence'>> | undefined;
-  for (let attempt = 1; attempt <= 2 && !verdicts; attempt++) {
+  for (let attempt = 1; attempt <= 2 && (verdicts?.size ?? 0) < batch.length; attempt++) {
     try {
       const content =
         attempt === 1 ? prompt : `${prompt}\nReply with the JSON array only, one object per claim.`;
       const { text } = await call('verify', model, VERIFY_SYSTEM, [{ role: 'user', content }]);
-      verdicts = parseVerdicts(text, batch.length);
+      const got = parseVerdicts(text, batch.length);
+      // After two tries, the fuller of the two replies is kept: its verdicts are good, some are missing.
+      if (got && got.size > (verdicts?.size ?? 0)) verdicts = got;
     } catch (error) {
       if (error instanceof AbortedError) throw error;
       emit({ type: 'notice', message: `A verification call failed: ${errorMessage(error)}` });

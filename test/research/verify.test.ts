@@ -21,14 +21,22 @@ const ANSWER = [
 let model: Awaited<ReturnType<typeof startStepModel>>;
 /** What the verify step answers, call by call; the last one repeats. */
 let verifyReplies: string[] = [];
+let answer = ANSWER;
 const verifyPrompt = (i: number) => model.of('verify')[i]!.prompt;
 
 beforeEach(async () => {
-  model = await startStepModel((step, _prompt, i) => {
+  answer = ANSWER;
+  model = await startStepModel((step, prompt, i) => {
     if (step === 'plan') return '{"documents": ["refunds", "travel"], "searches": []}';
     if (step === 'extract') return '- a fact';
+    if (step === 'verify' && verifyReplies.length === 0) {
+      const count = prompt.match(/^Claim \d+:/gm)?.length ?? 0;
+      return JSON.stringify(
+        Array.from({ length: count }, (_, k) => ({ claim: k + 1, verdict: 'supported', reason: 'ok' })),
+      );
+    }
     if (step === 'verify') return verifyReplies[Math.min(i, verifyReplies.length - 1)]!;
-    return ANSWER;
+    return answer;
   });
 });
 
@@ -144,6 +152,29 @@ describe('--verify', () => {
     expect(result.answer).toBe(ANSWER);
   });
 
+  it('keeps the good verdicts of a reply that misses some, and says the check is incomplete', async () => {
+    const three = JSON.parse(ALL_FOUR).slice(0, 3);
+    verifyReplies = ['not json', JSON.stringify(three)];
+    const { json } = await run();
+    expect((json.verification as unknown[]).length).toBe(3);
+    expect(json.verificationComplete).toBe(false);
+  });
+
+  it('judges a long answer in calls of eight claims', async () => {
+    const facts = Array.from(
+      { length: 10 },
+      (_, i) => `Refunds above $200 need a team lead, rule ${i + 1} [1].`,
+    );
+    answer = facts.join(' ');
+    // Each call is answered for as many claims as its prompt holds (the two calls may arrive in any order).
+    verifyReplies = [];
+    const { json } = await run();
+    const sizes = model.of('verify').map((p) => p.prompt.match(/^Claim \d+:/gm)?.length);
+    expect(sizes.sort()).toEqual([2, 8]);
+    expect(json.verificationComplete).toBe(true);
+    expect((json.verification as unknown[]).length).toBe(10);
+  });
+
   it('refuses to run in extractive mode', async () => {
     await expect(run({ models: undefined })).rejects.toThrow(/--verify needs a model/);
   });
@@ -154,7 +185,7 @@ describe('reading a verdict reply', () => {
     const two =
       '[{"claim":1,"verdict":"Supported","reason":"ok"},{"claim":2,"verdict":"partial","reason":"half"}]';
     expect(parseVerdicts(two, 2)?.get(1)).toEqual({ verdict: 'supported', reason: 'ok' });
-    expect(parseVerdicts(two, 3)).toBeUndefined();
+    expect(parseVerdicts(two, 3)?.size).toBe(2);
     expect(parseVerdicts('{"verdict": "supported"}', 1)).toBeUndefined();
     expect(parseVerdicts('[not json]', 1)).toBeUndefined();
   });
