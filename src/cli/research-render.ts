@@ -1,4 +1,5 @@
 import type { Ora } from 'ora';
+import { type Evidence, unsupportedClaims } from '../research/evidence/index.js';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
 import type { Source, SourceReport } from '../research/sources.js';
@@ -15,6 +16,7 @@ const STEP_LABEL: Record<ResearchStep, string> = {
   report: 'Writing the report (large model)',
   search: 'Searching local documents',
   select: 'Selecting passages',
+  verify: 'Checking each cited claim against its evidence (small model)',
 };
 
 /** Rounds after the first are named, so a deep run shows where it is. */
@@ -160,6 +162,45 @@ export function groundingSummary(result: Pick<ResearchResult, 'grounding'>): str
   ];
 }
 
+/**
+ * Cited sentences whose cited sources hold nothing close to them: weaker than a missing number (the
+ * sentence may say it in other words), so it is said as such.
+ */
+export function evidenceSummary(result: { evidence?: Evidence[] }): string[] {
+  const none = unsupportedClaims(result.evidence ?? []);
+  if (none.length === 0) return [];
+  const claims = new Set((result.evidence ?? []).map((e) => e.sentence)).size;
+  return [
+    `No supporting passage found in the cited source (${none.length} of ${claims} cited sentence(s)):`,
+    ...none.map((c) => `  "${clip(c.sentence)}" — nothing close in ${c.cites.map((n) => `[${n}]`).join('')}`),
+  ];
+}
+
+/** With --verify: the claims the model found partly or not supported, and whether every claim was judged. */
+export function verificationSummary(
+  result: Pick<ResearchResult, 'verification' | 'verificationComplete'>,
+): string[] {
+  if (!result.verification) return [];
+  const doubtful = result.verification.filter((v) => v.verdict !== 'supported');
+  const lines: string[] = [];
+  if (doubtful.length)
+    lines.push(
+      `Not supported by the cited passages, says the model check (${doubtful.length} of ${result.verification.length}):`,
+      ...doubtful.map(
+        (v) => `  ${v.verdict}: "${clip(v.sentence)}" — ${clip(v.reason || 'no reason given')}`,
+      ),
+    );
+  if (result.verificationComplete === false)
+    lines.push(
+      `The model check is incomplete: ${result.verification.length} claim(s) judged; the rest got no usable verdict.`,
+    );
+  else if (!doubtful.length)
+    lines.push(
+      `Model check: all ${result.verification.length} cited claim(s) are supported by their passages.`,
+    );
+  return lines;
+}
+
 export function usageLine(result: ResearchResult): string {
   if (result.mode === 'extractive') {
     return 'Extractive mode: no model was used. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama) for a written, cited answer.';
@@ -208,7 +249,12 @@ export function toMarkdown(result: ResearchResult): string {
     ownTitle: result.settings.report && /^#\s/.test(result.answer),
   });
   lines.push('## Sources', '', ...result.sources.map(markdownSource));
-  const checks = [...citationSummary(result), ...groundingSummary(result)];
+  const checks = [
+    ...citationSummary(result),
+    ...groundingSummary(result),
+    ...evidenceSummary(result),
+    ...verificationSummary(result),
+  ];
   lines.push(
     '',
     '## Citation check',

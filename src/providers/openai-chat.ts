@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
 import { cancelledMessage } from './partial.js';
+import { type ThinkPiece, ThinkSplitter } from './think-tags.js';
 import { fromOpenAIChatUsage } from './usage.js';
 
 export function mapChatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
@@ -150,6 +151,21 @@ export function createOpenAIChatProvider(options: {
       let reasoningChars = 0;
       let finish: string | null | undefined;
       let model = request.model;
+      // Inline `<think>` reasoning (local models) goes where the server's own reasoning field goes.
+      const think = new ThinkSplitter();
+      const reason = (delta: string) => {
+        reasoningChars += delta.length;
+        request.onEvent?.({ type: 'reasoning', delta });
+      };
+      const deliver = (pieces: ThinkPiece[]) => {
+        for (const p of pieces) {
+          if (p.kind === 'reasoning') reason(p.text);
+          else {
+            text.text += p.text;
+            request.onEvent?.({ type: 'text', delta: p.text });
+          }
+        }
+      };
       const body = buildChatRequest(request);
       // Once the stream has begun the call is billed, even if cancelled. Usage comes only in the last
       // chunk, so a cancelled call's input is estimated from the request (see partial.ts).
@@ -174,18 +190,12 @@ export function createOpenAIChatProvider(options: {
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           const delta = choice.delta ?? {};
-          if (delta.content) {
-            text.text += delta.content;
-            request.onEvent?.({ type: 'text', delta: delta.content });
-          }
+          if (delta.content) deliver(think.push(delta.content));
           // vLLM and DeepSeek call it reasoning_content, Ollama reasoning: shown, never sent back.
           const reasoning =
             (delta as { reasoning_content?: string; reasoning?: string }).reasoning_content ??
             (delta as { reasoning?: string }).reasoning;
-          if (reasoning) {
-            reasoningChars += reasoning.length;
-            request.onEvent?.({ type: 'reasoning', delta: reasoning });
-          }
+          if (reasoning) reason(reasoning);
           for (const fragment of delta.tool_calls ?? []) assembler.push(fragment);
           if (choice.finish_reason) finish = choice.finish_reason;
         }
@@ -193,6 +203,7 @@ export function createOpenAIChatProvider(options: {
         throw translateError(error, vendor, request.model, request.signal, partial);
       }
       if (finish === undefined) throw streamEnded(vendor, request.signal, partial);
+      deliver(think.end());
       const calls = assembler.finish();
       const content = [...(text.text ? [text] : []), ...calls];
       return {

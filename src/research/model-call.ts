@@ -17,10 +17,17 @@ import type { ResearchEvent, ResearchOptions, ResearchResult } from './types.js'
  * Output caps per step. Generous on purpose: reasoning and thinking tokens count against them, and only
  * the tokens actually used are billed. Reports get more room than short answers.
  */
-export const MAX_TOKENS = { plan: 4096, followup: 4096, extract: 8192, write: 16_384, report: 32_000 };
+export const MAX_TOKENS = {
+  plan: 4096,
+  followup: 4096,
+  extract: 8192,
+  write: 16_384,
+  report: 32_000,
+  verify: 4096,
+};
 
 export type Emit = (e: ResearchEvent) => void;
-export type ModelStep = 'plan' | 'followup' | 'extract' | 'write';
+export type ModelStep = 'plan' | 'followup' | 'extract' | 'write' | 'verify';
 
 export type Caller = ReturnType<typeof modelCaller>;
 

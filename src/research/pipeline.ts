@@ -1,8 +1,10 @@
-import { AbortedError, errorMessage } from '../errors.js';
+import { randomUUID } from 'node:crypto';
+import { AbortedError, errorMessage, UsageError } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { saveRun } from '../store/research-runs.js';
 import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
+import { findEvidence } from './evidence/index.js';
 import { extractiveAnswer } from './extractive.js';
 import { checkGrounding } from './grounding/index.js';
 import { modelChain, planChain } from './model-chain.js';
@@ -18,6 +20,7 @@ import {
   type ResearchSettings,
   type RunUsage,
 } from './types.js';
+import { addRunUsage, verifyClaims } from './verify.js';
 
 export type { PlanView } from './plan-file.js';
 export type {
@@ -28,8 +31,12 @@ export type {
   ResearchSettings,
   ResearchStep,
   RunUsage,
+  Verdict,
 } from './types.js';
 export { DEFAULT_SETTINGS } from './types.js';
+
+export const VERIFY_NEEDS_MODEL =
+  '--verify needs a model to judge the claims, and extractive mode uses none: drop --verify or --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).';
 
 /** The run's settings: each option as given, else its default. */
 function settingsOf(o: ResearchOptions): ResearchSettings {
@@ -70,11 +77,14 @@ export async function planResearch(
 }
 
 export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
+  if (o.verify && !o.models) throw new UsageError(VERIFY_NEEDS_MODEL);
   const clock = new StepClock();
   const emit = (e: ResearchEvent) => {
     clock.observe(e);
     o.onEvent?.(e);
   };
+  // One id for every model call of the run, the verification's included, so the ledger groups them.
+  const runId = o.runId ?? randomUUID();
   const settings = settingsOf(o);
   const createdAt = new Date().toISOString();
   await indexStep(o, emit);
@@ -88,7 +98,7 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
       });
   }
   const base = o.models
-    ? await modelChain(o, o.models, settings, emit)
+    ? await modelChain({ ...o, runId }, o.models, settings, emit)
     : { ...extractiveChain(o, emit), rounds: 1, truncated: false };
   const result: ResearchResult = {
     question: o.question,
@@ -101,10 +111,18 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
         )
       : { cited: [], dangling: [], uncited: [] },
     grounding: checkGrounding(base.answer, base.sources),
+    evidence: findEvidence(base.answer, base.sources),
     settings,
-    timings: clock.finish(),
     createdAt,
   };
+  if (o.verify && o.models) {
+    emit({ type: 'step', name: 'verify' });
+    const checked = await verifyClaims(o, runId, o.models.smallModel, result.evidence, emit);
+    result.verification = checked.verification;
+    result.verificationComplete = checked.complete;
+    result.usage = addRunUsage(result.usage, checked.usage);
+  }
+  result.timings = clock.finish();
   // An extractive run that matched nothing has no answer to keep.
   if (o.save !== false && (result.mode === 'model' || result.sources.length > 0)) save(o.db, result, emit);
   return result;
@@ -120,6 +138,8 @@ function save(db: Db, result: ResearchResult, emit: (e: ResearchEvent) => void):
       costUsd: result.usage.costUsd,
       result: resultJson(result),
       createdAt: Date.parse(result.createdAt),
+      // The texts the evidence was found in, so it can be shown again after a page changes.
+      texts: result.sources.map((s) => ({ n: s.n, text: s.text })),
     });
   } catch (error) {
     emit({ type: 'notice', message: `This run could not be saved: ${errorMessage(error)}` });

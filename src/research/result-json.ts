@@ -20,6 +20,10 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
     })),
     citations: result.citations,
     grounding: result.grounding,
+    evidence: result.evidence,
+    ...(result.verification
+      ? { verification: result.verification, verificationComplete: result.verificationComplete ?? false }
+      : {}),
     usage: result.usage,
     format: result.settings.report ? 'report' : 'answer',
     settings: result.settings,

@@ -5,6 +5,7 @@ import type { WebFilters } from '../tools/search/filters.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
 import type { DocumentInfo } from './documents.js';
+import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
 import type { Plan } from './plan.js';
 import type { PlanView } from './plan-file.js';
@@ -23,7 +24,8 @@ export type ResearchStep =
   | 'write'
   | 'report'
   | 'search'
-  | 'select';
+  | 'select'
+  | 'verify';
 
 export type ResearchEvent =
   | { type: 'step'; name: ResearchStep; round?: number }
@@ -88,6 +90,12 @@ export interface ResearchResult {
   reports: SourceReport[];
   citations: CitationCheck;
   grounding: Grounding;
+  /** For each cited claim and each source it cites, the passage that best supports it. */
+  evidence: Evidence[];
+  /** With --verify: the small model's verdict on each cited claim. */
+  verification?: Verdict[];
+  /** With --verify: false when some claims have no verdict (an unusable reply twice, or a failed call). */
+  verificationComplete?: boolean;
   usage: RunUsage;
   settings: ResearchSettings;
   rounds: number;
@@ -96,6 +104,13 @@ export interface ResearchResult {
   /** Seconds per step; absent in runs saved before they were measured. */
   timings?: Timings;
   createdAt: string;
+}
+
+export interface Verdict {
+  sentence: string;
+  verdict: 'supported' | 'partial' | 'unsupported';
+  /** One line: why. */
+  reason: string;
 }
 
 export interface ModelSetup {
@@ -116,6 +131,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   signal?: AbortSignal;
   /** Extraction calls in flight at once. */
   concurrency?: number;
+  /** After writing, the small model checks each cited claim against its evidence. */
+  verify?: boolean;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

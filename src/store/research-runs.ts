@@ -1,5 +1,6 @@
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
+import { type RunText, saveRunTexts } from './run-texts.js';
 
 // Finished research runs: the question, mode, answer and cost as columns (to list and search them), and
 // the whole result object as JSON, kept exactly as given so `agent reports --show` prints it again.
@@ -29,6 +30,8 @@ export interface NewRun {
   result: object;
   /** Unix epoch milliseconds; now when absent. */
   createdAt?: number;
+  /** The source texts the run used, kept with it (see run-texts.ts). */
+  texts?: RunText[];
 }
 
 interface RunRow {
@@ -49,26 +52,37 @@ const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
   costUsd: r.cost_usd,
 });
 
-/** Keeps a finished run; returns its id. A failed write (full disk, read-only file) is one clear error. */
+/**
+ * Keeps a finished run and its source texts, all or nothing; returns its id. A failed write (full disk,
+ * read-only file) is one clear error.
+ */
 export function saveRun(db: Db, run: NewRun): number {
   try {
-    return db
-      .prepare(
-        `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result)
-         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-      )
-      .pluck()
-      .get(
-        run.createdAt ?? Date.now(),
-        run.question,
-        run.mode,
-        run.answer,
-        run.costUsd,
-        JSON.stringify(run.result),
-      ) as number;
+    return db.transaction(() => {
+      const id = insertRun(db, run);
+      if (run.texts?.length) saveRunTexts(db, id, run.texts);
+      return id;
+    })();
   } catch (error) {
     throw writeError(db, error);
   }
+}
+
+function insertRun(db: Db, run: NewRun): number {
+  return db
+    .prepare(
+      `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+    )
+    .pluck()
+    .get(
+      run.createdAt ?? Date.now(),
+      run.question,
+      run.mode,
+      run.answer,
+      run.costUsd,
+      JSON.stringify(run.result),
+    ) as number;
 }
 
 /**

@@ -31,6 +31,7 @@ describe('agent research without a key (the README quick start)', () => {
       'sources',
       'citations',
       'grounding',
+      'evidence',
       'usage',
       'format',
       'settings',

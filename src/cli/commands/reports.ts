@@ -1,9 +1,20 @@
 import { UsageError } from '../../errors.js';
+import { type Evidence, findEvidence } from '../../research/evidence/index.js';
 import type { Grounding } from '../../research/grounding/index.js';
+import type { Verdict } from '../../research/types.js';
+import type { Db } from '../../store/open.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
+import { runTexts } from '../../store/run-texts.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';
-import { groundingSummary, markdownAnswer, markdownSource, sourceEntry } from '../research-render.js';
+import {
+  evidenceSummary,
+  groundingSummary,
+  markdownAnswer,
+  markdownSource,
+  sourceEntry,
+  verificationSummary,
+} from '../research-render.js';
 import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
 
 export interface ReportsOptions {
@@ -38,7 +49,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     if (options.show !== undefined) {
       const run = getRun(db, options.show);
       if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
-      await show(run, options);
+      await show(withEvidence(db, run), options);
       return;
     }
     const search = query?.trim() || undefined;
@@ -100,11 +111,37 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
           .join('\n')}\n`,
       );
     }
+    const err = styleFor(process.stderr);
+    const verified = verificationSummary({
+      verification: run.result.verification as Verdict[] | undefined,
+      verificationComplete: run.result.verificationComplete as boolean | undefined,
+    });
+    if (verified.length) process.stderr.write(`\n${verified.map((l) => err.yellow(l)).join('\n')}\n`);
+    const evidence = evidenceSummary({ evidence: run.result.evidence as Evidence[] | undefined });
+    if (evidence.length) process.stderr.write(`\n${evidence.map((l) => err.dim(l)).join('\n')}\n`);
   }
   if (options.out !== undefined) {
     await writeOutput(options.out, runMarkdown(run));
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
   }
+}
+
+/**
+ * A run saved before evidence was part of the result, but with its source texts kept, gets its evidence
+ * found again in those texts: never in today's copy of a page or file, which may have changed.
+ */
+function withEvidence(db: Db, run: SavedRun): SavedRun {
+  if (Array.isArray(run.result.evidence)) return run;
+  const texts = runTexts(db, run.id);
+  if (texts.size === 0) return run;
+  const sources = savedSources(run).map((s) => ({
+    n: s.n,
+    title: s.title,
+    location: s.location,
+    kind: s.kind === 'web' ? ('web' as const) : ('document' as const),
+    text: texts.get(s.n) ?? '',
+  }));
+  return { ...run, result: { ...run.result, evidence: findEvidence(run.answer, sources) } };
 }
 
 /** One aligned line per run; the question takes what is left of the width. */

@@ -9,17 +9,20 @@ import {
   type ResearchOptions,
   type ResearchResult,
   runResearch,
+  VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
+  evidenceSummary,
   groundingSummary,
   ResearchRenderer,
   sourceList,
   toJson,
   toMarkdown,
   usageLine,
+  verificationSummary,
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
 import { clean, styleFor } from '../style.js';
@@ -40,6 +43,7 @@ export interface ResearchCommandOptions extends SteerOptions {
   json?: boolean;
   extractive?: boolean;
   report?: boolean;
+  verify?: boolean;
   depth?: number;
   breadth?: number;
   perSearch?: number;
@@ -78,6 +82,7 @@ export async function runResearchCommand(
   if (o.out !== undefined) checkWritable(o.out);
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
+  if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
   const steer = steerOptions(o, models);
   const ignored = models ? undefined : ignoredFilterFlags(o);
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
@@ -101,6 +106,7 @@ export async function runResearchCommand(
     userPrices,
     signal: controller.signal,
     report: o.report,
+    verify: o.verify,
     depth: o.depth,
     breadth: o.breadth,
     perSearch: o.perSearch,
@@ -169,6 +175,11 @@ function printChecks(result: ResearchResult): void {
   const err = styleFor(process.stderr);
   const grounding = groundingSummary(result);
   if (grounding.length > 0) process.stderr.write(`\n${grounding.map((l) => err.yellow(l)).join('\n')}\n`);
+  const verified = verificationSummary(result);
+  if (verified.length > 0) process.stderr.write(`\n${verified.map((l) => err.yellow(l)).join('\n')}\n`);
+  // Weaker than a missing number: the sentence may restate its source in words this check cannot match.
+  const evidence = evidenceSummary(result);
+  if (evidence.length > 0) process.stderr.write(`\n${evidence.map((l) => err.dim(l)).join('\n')}\n`);
   const checks = citationSummary(result);
   if (checks.length > 0) process.stderr.write(`\n${checks.map((l) => err.dim(l)).join('\n')}\n`);
   process.stderr.write(`${err.dim(usageLine(result))}\n`);

@@ -57,6 +57,10 @@ export function addResearchCommand(program: Command): void {
       'also write the answer or report as Markdown (- for stdout, in place of the usual output)',
       nonEmpty,
     )
+    .option(
+      '--verify',
+      'after writing, the small model checks each cited sentence against its evidence passages',
+    )
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
     .option('--plan', 'print the plan (documents and web searches) and stop; with --json, as JSON')
@@ -81,12 +85,15 @@ export function addResearchCommand(program: Command): void {
       `
 Without an API key, research runs in extractive mode: it quotes the best-matching sentences of the
 local documents, with citations, and says that no model was used. Every run is kept: see agent reports.
+Every cited sentence gets its evidence: the sentence of each cited source that best supports it and
+where it is (--json "evidence"). --verify also has the small model judge each one (--json "verification").
 
 Examples:
   agent research "How much can a support agent refund without approval?"
   agent research "What is our travel hotel limit in London?" --out answer.md
   agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
+  agent research --verify "What is the parental leave policy?"
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
+import type { Db } from './open.js';
+
+// The source texts of saved research runs: compressed, each distinct text once (keyed by its hash), so
+// twenty runs over the same policy keep one copy of it. Callers write inside their own transaction.
+
+export interface RunText {
+  /** The source's number in the run. */
+  n: number;
+  text: string;
+}
+
+const hashOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Links a run to its sources' texts, storing each text that is not stored yet. */
+export function saveRunTexts(db: Db, runId: number, texts: RunText[]): void {
+  const has = db.prepare('SELECT 1 FROM source_texts WHERE hash = ?').pluck();
+  const insertText = db.prepare('INSERT INTO source_texts (hash, chars, body) VALUES (?, ?, ?)');
+  const link = db.prepare('INSERT OR REPLACE INTO run_texts (run_id, n, hash) VALUES (?, ?, ?)');
+  for (const { n, text } of texts) {
+    const hash = hashOf(text);
+    if (!has.get(hash)) insertText.run(hash, text.length, deflateSync(Buffer.from(text, 'utf8')));
+    link.run(runId, n, hash);
+  }
+}
+
+/** A saved run's source texts by number; empty for a run saved before texts were kept. */
+export function runTexts(db: Db, runId: number): Map<number, string> {
+  const rows = db
+    .prepare(
+      `SELECT t.n AS n, s.body AS body FROM run_texts t JOIN source_texts s ON s.hash = t.hash
+       WHERE t.run_id = ? ORDER BY t.n`,
+    )
+    .all(runId) as { n: number; body: Buffer }[];
+  return new Map(rows.map((r) => [r.n, inflateSync(r.body).toString('utf8')]));
+}
