@@ -1,4 +1,6 @@
 import { UsageError } from '../../errors.js';
+import { type OutFormat, outFormat } from '../../report/format.js';
+import { renderHtml } from '../../report/html.js';
 import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
@@ -11,6 +13,8 @@ export interface ReportsOptions {
   show?: number;
   delete?: number;
   out?: string;
+  format?: string;
+  raw?: boolean;
   json?: boolean;
   db?: string;
 }
@@ -23,6 +27,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     throw new UsageError(`--show and --delete take a run number, not search words ("${query}").`);
   if (options.out !== undefined && options.show === undefined)
     throw new UsageError('--out writes one saved run: use it with --show <id>.');
+  const format = outFormat(options.out, options.format);
   if (options.out !== undefined) checkWritable(options.out);
 
   const db = openDb(options.db);
@@ -36,7 +41,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     if (options.show !== undefined) {
       const run = getRun(db, options.show);
       if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
-      await show(run, options);
+      await show(run, options, format);
       return;
     }
     const search = query?.trim() || undefined;
@@ -59,7 +64,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
   }
 }
 
-async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
+async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | undefined): Promise<void> {
   if (options.json) {
     // The saved object as `agent research --json` printed it, with the run's number first.
     const out: Record<string, unknown> = { id: run.id, ...run.result };
@@ -95,7 +100,7 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
     }
   }
   if (options.out !== undefined) {
-    writeFileAtomic(options.out, runMarkdown(run));
+    writeFileAtomic(options.out, format === 'html' ? renderHtml(runObject(run)) : runMarkdown(run));
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
   }
 }
@@ -114,6 +119,20 @@ export function listing(runs: RunSummary[], width: number, s: Style): string {
       return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
     })
     .join('\n');
+}
+
+/** The saved object, completed from the run's row where an older version did not write a field. */
+function runObject(run: SavedRun): Record<string, unknown> {
+  const r = run.result;
+  return {
+    ...r,
+    id: run.id,
+    question: run.question,
+    answer: run.answer,
+    mode: run.mode,
+    createdAt: typeof r.createdAt === 'string' ? r.createdAt : run.createdAt,
+    usage: typeof r.usage === 'object' && r.usage !== null ? r.usage : { costUsd: run.costUsd },
+  };
 }
 
 /** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
+import { outFormat } from '../../report/format.js';
+import { renderHtml } from '../../report/html.js';
 import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
+import { resultJson } from '../../research/result-json.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
 import { openDb } from '../open-db.js';
 import {
@@ -24,6 +27,8 @@ export interface ResearchCommandOptions {
   largeModel?: string;
   content?: string;
   out?: string;
+  format?: string;
+  raw?: boolean;
   json?: boolean;
   extractive?: boolean;
   report?: boolean;
@@ -58,6 +63,7 @@ export async function runResearchCommand(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
   const contentDir = contentDirectory(o.content);
+  const format = outFormat(o.out, o.format);
   if (o.out) checkWritable(o.out);
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
@@ -103,7 +109,9 @@ export async function runResearchCommand(
       process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   }
   if (o.out) {
-    writeFileAtomic(o.out, toMarkdown(result));
+    const names = models ? [...new Set([models.smallModel, models.largeModel])] : [];
+    const html = () => renderHtml(resultJson(result), { models: names });
+    writeFileAtomic(o.out, format === 'html' ? html() : toMarkdown(result));
     if (!o.json) process.stderr.write(err.dim(`Written to ${o.out}\n`));
   }
   return result;

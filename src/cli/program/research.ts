@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
@@ -33,7 +33,11 @@ export function addResearchCommand(program: Command): void {
     .option('--per-search <n>', 'results read per web search (1-10)', perSearch, 2)
     .option('--max-sources <n>', 'stop reading after this many sources', positiveInt, 20)
     .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
-    .option('-o, --out <file>', 'also write the answer or report as Markdown')
+    .option('-o, --out <file>', 'also write the answer or report: HTML for .html/.htm, else Markdown')
+    .addOption(
+      new Option('--format <format>', 'what --out writes, whatever its name').choices(['md', 'html']),
+    )
+    .option('--raw', 'on a terminal, print the Markdown as it is instead of rendering it (also AGENT_RAW=1)')
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
     .addHelpText(
@@ -46,6 +50,7 @@ Examples:
   agent research "How much can a support agent refund without approval?"
   agent research "What is our travel hotel limit in London?" --out answer.md
   agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
+  agent research --report "How are refunds approved?" -o report.html   a page to share; print it to PDF
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json`,
     )
     .action(async (words: string[], options, command: Command) => {
