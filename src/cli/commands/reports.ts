@@ -4,6 +4,7 @@ import { renderHtml } from '../../report/html.js';
 import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
+import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import { groundingSummary, markdownAnswer, markdownSource, sourceEntry } from '../research-render.js';
 import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
@@ -79,7 +80,7 @@ async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | 
       ),
       s.bold(clean(run.question)),
       '',
-      clean(run.answer),
+      renderFor(process.stdout, clean(run.answer), options.raw).trimEnd(),
     ];
     if (sources.length > 0)
       lines.push('', s.bold('Sources'), ...sources.map((x) => `[${x.n}] ${sourceEntry(x)}`));

@@ -8,6 +8,7 @@ import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
+import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
@@ -69,7 +70,7 @@ export async function runResearchCommand(
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
-  const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
+  const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY), o.raw);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -104,7 +105,7 @@ export async function runResearchCommand(
   const err = styleFor(process.stderr);
   if (o.json) process.stdout.write(`${toJson(result)}\n`);
   else {
-    printResearch(result, renderer.answerShown);
+    printResearch(result, renderer.answerShown, o.raw);
     if (result.id !== undefined)
       process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   }
@@ -118,7 +119,7 @@ export async function runResearchCommand(
 }
 
 /** The answer (unless it was streamed already) and source list on stdout; the checks on stderr. */
-export function printResearch(result: ResearchResult, answerShown: boolean): void {
+export function printResearch(result: ResearchResult, answerShown: boolean, raw?: boolean): void {
   const out = styleFor(process.stdout);
   const err = styleFor(process.stderr);
   if (!answerShown) {
@@ -127,7 +128,7 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
     }
-    process.stdout.write(clean(result.answer));
+    process.stdout.write(renderFor(process.stdout, clean(result.answer), raw));
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');

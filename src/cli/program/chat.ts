@@ -17,6 +17,7 @@ export function addChatCommand(program: Command): void {
     )
     .option('--mcp <file>', 'MCP servers to take tools from (default: $XDG_CONFIG_HOME/agent/mcp.json)')
     .option('-c, --continue', 'resume the most recently used session')
+    .option('--raw', 'on a terminal, print replies as Markdown instead of rendering it (also AGENT_RAW=1)')
     .addOption(
       new Option('--session <id>', 'resume session <id> (see agent sessions)')
         .argParser(positiveInt)
@@ -38,6 +39,8 @@ keeps its own provider and model unless --provider or --model is given.
 In the chat: /help, /tools, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.`,
     )
     .action(async (options, command: Command) => {
+      // The chat's renderers read AGENT_RAW, so the flag is passed on as the variable.
+      if (options.raw) process.env.AGENT_RAW = '1';
       const { runChat } = await import('../commands/chat.js');
       await runChat({ ...options, db: command.optsWithGlobals().db });
     });
