@@ -128,7 +128,7 @@ export function printResearch(result: ResearchResult, answerShown: boolean, raw?
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
     }
-    process.stdout.write(renderFor(process.stdout, clean(result.answer), raw));
+    process.stdout.write(renderFor(process.stdout, clean(result.answer), raw).replace(/\n+$/, ''));
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');
