@@ -1,6 +1,5 @@
 import { UsageError } from '../../errors.js';
 import { type OutFormat, outFormat } from '../../report/format.js';
-import { renderHtml } from '../../report/html.js';
 import type { Grounding } from '../../research/grounding.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
@@ -101,7 +100,10 @@ async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | 
     }
   }
   if (options.out !== undefined) {
-    writeFileAtomic(options.out, format === 'html' ? renderHtml(runObject(run)) : runMarkdown(run));
+    // The HTML renderer is loaded only when a page is written.
+    const html =
+      format === 'html' ? (await import('../../report/html.js')).renderHtml(runObject(run)) : undefined;
+    writeFileAtomic(options.out, html ?? runMarkdown(run));
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
   }
 }

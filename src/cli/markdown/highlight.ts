@@ -1,47 +1,42 @@
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import c from 'highlight.js/lib/languages/c';
-import cpp from 'highlight.js/lib/languages/cpp';
-import csharp from 'highlight.js/lib/languages/csharp';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import python from 'highlight.js/lib/languages/python';
-import ruby from 'highlight.js/lib/languages/ruby';
-import rust from 'highlight.js/lib/languages/rust';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
+import { createRequire } from 'node:module';
+import type { HLJSApi, LanguageFn } from 'highlight.js';
 import { type Paint, SGR, type Sgr } from './palette.js';
 
 // Syntax colours for a fenced code block whose language is known, from highlight.js (the languages answers
 // mostly show; the rest stay uncoloured). Its HTML output is read back into styled runs of text.
 
-const LANGUAGES = {
-  bash,
-  c,
-  cpp,
-  csharp,
-  css,
-  diff,
-  go,
-  java,
-  javascript,
-  json,
-  python,
-  ruby,
-  rust,
-  sql,
-  typescript,
-  xml,
-  yaml,
-};
-for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+const LANGUAGES = [
+  'bash',
+  'c',
+  'cpp',
+  'csharp',
+  'css',
+  'diff',
+  'go',
+  'java',
+  'javascript',
+  'json',
+  'python',
+  'ruby',
+  'rust',
+  'sql',
+  'typescript',
+  'xml',
+  'yaml',
+];
+
+// Loaded when the first code block with a language closes (not bundled: most output has none).
+const load = createRequire(import.meta.url);
+let loaded: HLJSApi | undefined;
+function hljs(): HLJSApi {
+  if (loaded) return loaded;
+  const api = load('highlight.js/lib/core') as HLJSApi;
+  for (const name of LANGUAGES)
+    api.registerLanguage(name, load(`highlight.js/lib/languages/${name}`) as LanguageFn);
+  api.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+  loaded = api;
+  return api;
+}
 
 const COLOURS: Record<string, Sgr> = {
   keyword: SGR.magenta,
@@ -81,9 +76,10 @@ const decode = (s: string) => s.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (e) =>
 
 /** The code's lines, coloured when its language is known and colour is on; as written otherwise. */
 export function highlight(code: string, lang: string, paint: Paint): string[] {
-  const language = lang && hljs.getLanguage(lang) ? lang : undefined;
-  if (!paint.color || !language) return code.split('\n');
-  const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  if (!paint.color || !lang) return code.split('\n');
+  const api = hljs();
+  if (!api.getLanguage(lang)) return code.split('\n');
+  const html = api.highlight(code, { language: lang, ignoreIllegals: true }).value;
   const lines: string[] = [''];
   const stack: Sgr[] = [];
   for (const m of html.matchAll(/<span class="hljs-([\w.-]+)[^"]*">|<\/span>|[^<]+/g)) {

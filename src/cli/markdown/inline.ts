@@ -1,14 +1,19 @@
-import MarkdownIt from 'markdown-it';
+import { createRequire } from 'node:module';
+import type { MarkdownIt } from 'markdown-it';
 import { CITE } from '../../research/citations.js';
 import { type Paint, SGR, type Sgr } from './palette.js';
 
 // One line's inline Markdown (emphasis, code, links, images, citations) as terminal text.
 
-const md = new MarkdownIt({ html: false, linkify: true });
+// Loaded on first use (not bundled): the commands that import this only to list things never pay for it.
+const load = createRequire(import.meta.url);
+let md: MarkdownIt | undefined;
+const parser = () =>
+  (md ??= new (load('markdown-it') as typeof import('markdown-it').default)({ html: false, linkify: true }));
 
 /** `base`: the styles of the block the line belongs to (a heading's colour), kept under every run. */
 export function inline(src: string, paint: Paint, base: Sgr[] = []): string {
-  const tokens = md.parseInline(src, {})[0]?.children ?? [];
+  const tokens = parser().parseInline(src, {})[0]?.children ?? [];
   const stack: Sgr[] = [];
   const links: Array<{ href: string; text: string; auto: boolean }> = [];
   let out = '';
