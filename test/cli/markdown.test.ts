@@ -57,6 +57,15 @@ describe('terminal Markdown', () => {
     expect(out).toContain('See https://example.com/refunds.');
   });
 
+  it('shows a table wider than the terminal as one block of "Header: value" lines per row', () => {
+    const md = new MarkdownStream(painter(false), () => 30);
+    const table =
+      '| Role | What they may refund |\n|---|---|\n| Agent | up to $50 without anyone else |\n| Lead | up to $500 |\n';
+    expect(md.push(table) + md.end()).toBe(
+      'Role: Agent\nWhat they may refund: up to $50 without anyone else\n──────────────────────────────\nRole: Lead\nWhat they may refund: up to $500\n',
+    );
+  });
+
   it('colours headings, bold, citations (dimmed) and code by its language', () => {
     const out = render(REPLY);
     expect(out).toContain('\u001b[1;35mRefund limits\u001b[0m');

@@ -100,7 +100,7 @@ export class MarkdownStream {
   private closeTable(): string {
     let out = '';
     if (this.table)
-      out = `${renderTable(this.table.header, this.table.delimiter, this.table.rows, this.paint).join('\n')}\n`;
+      out = `${renderTable(this.table.header, this.table.delimiter, this.table.rows, this.paint, this.width()).join('\n')}\n`;
     this.table = undefined;
     if (this.maybeHeader !== undefined) out += this.block(this.maybeHeader);
     this.maybeHeader = undefined;

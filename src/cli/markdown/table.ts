@@ -42,8 +42,17 @@ function pad(text: string, width: number, align: Align): string {
   return text + ' '.repeat(room);
 }
 
-/** `rows[0]` the header, `delimiter` the row under it, the rest the body. */
-export function renderTable(header: string, delimiter: string, body: string[], paint: Paint): string[] {
+/**
+ * The header row, the delimiter row under it, and the body. A table wider than the terminal (`width`) would
+ * wrap into a tangle, so each row is shown as a block of `Header: value` lines instead.
+ */
+export function renderTable(
+  header: string,
+  delimiter: string,
+  body: string[],
+  paint: Paint,
+  width = Number.POSITIVE_INFINITY,
+): string[] {
   const aligns: Align[] = cells(delimiter).map((d) =>
     d.startsWith(':') && d.endsWith(':') ? 'center' : d.endsWith(':') ? 'right' : 'left',
   );
@@ -59,5 +68,7 @@ export function renderTable(header: string, delimiter: string, body: string[], p
       .join(bar)
       .trimEnd();
   const rule = paint([SGR.grey], widths.map((w) => '─'.repeat(w + 2)).join('┼'));
-  return [line(head), rule, ...rows.map(line)];
+  if (widths.reduce((sum, w) => sum + w + 3, -1) <= width) return [line(head), rule, ...rows.map(line)];
+  const separator = paint([SGR.grey], '─'.repeat(Math.min(width, 40)));
+  return rows.flatMap((r, k) => [...(k ? [separator] : []), ...r.map((c, i) => `${head[i]}: ${c}`)]);
 }
