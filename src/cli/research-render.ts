@@ -4,6 +4,7 @@ import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pi
 import { resultJson } from '../research/result-json.js';
 import type { Source, SourceReport } from '../research/sources.js';
 import { timingsLine } from '../research/timings.js';
+import { terminalMarkdown } from './markdown/index.js';
 import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js';
 
 const STEP_LABEL: Record<ResearchStep, string> = {
@@ -28,11 +29,16 @@ export class ResearchRenderer {
   private streamed = false;
   private readonly cleanStream = streamCleaner();
   private readonly err = styleFor(process.stderr);
+  private readonly markdown;
 
+  /** `raw`: keep the streamed answer's Markdown as it is on a terminal (otherwise rendered line by line). */
   constructor(
     private readonly spinner: Ora | undefined,
     private readonly streamAnswer: boolean,
-  ) {}
+    raw?: boolean,
+  ) {
+    this.markdown = streamAnswer ? terminalMarkdown(process.stdout, raw) : undefined;
+  }
 
   handle = (e: ResearchEvent): void => {
     switch (e.type) {
@@ -53,7 +59,10 @@ export class ResearchRenderer {
         if (this.spinner?.isSpinning) this.spinner.succeed();
         if (!this.streamed) process.stdout.write('\n');
         this.streamed = true;
-        process.stdout.write(this.cleanStream(e.delta));
+        {
+          const text = this.cleanStream(e.delta);
+          process.stdout.write(this.markdown ? this.markdown.push(text) : text);
+        }
         break;
       case 'spend':
         break;
@@ -71,6 +80,7 @@ export class ResearchRenderer {
 
   /** Ends the spinner: a tick when the run finished, a cross on the step that failed or was cancelled. */
   finishProgress(ok = true): void {
+    if (this.streamed && this.markdown) process.stdout.write(this.markdown.end());
     if (!this.spinner?.isSpinning) return;
     if (ok) this.spinner.succeed();
     else this.spinner.fail();

@@ -11,7 +11,8 @@ beforeEach(async () => {
   server = await startFakeServer([], (req: RecordedRequest) => {
     const last = (req.body as any).messages.at(-1);
     if (last.role === 'user' && /slow/.test(last.content)) {
-      const partial = chatSse({ text: 'Thinking about it slowly' }).split('\n\n').slice(0, 3).join('\n\n');
+      // A whole first line: a terminal shows a reply's Markdown rendered line by line as each completes.
+      const partial = chatSse({ text: 'Thinking about\nit slowly' }).split('\n\n').slice(0, 3).join('\n\n');
       return { ...sse(partial), hang: true };
     }
     if (last.role === 'user' && /1234/.test(last.content))

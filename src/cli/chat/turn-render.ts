@@ -1,6 +1,7 @@
 import type { Ora } from 'ora';
 import type { LoopEvent } from '../../loop/run-turn.js';
 import type { ToolCall } from '../../types.js';
+import { type MarkdownStream, terminalMarkdown } from '../markdown/index.js';
 import { clean, type Style, streamCleaner, styleFor } from '../style.js';
 
 /** A one-line, shortened view of a tool result for the trace. */
@@ -25,10 +26,13 @@ export class TurnRenderer {
   ) {
     this.s = styleFor(out);
     this.dimErr = styleFor(err);
+    this.markdown = terminalMarkdown(out);
   }
 
   /** Escape sequences in the answer are dropped, even when one is split across two chunks. */
   private readonly cleanStream = streamCleaner();
+  /** On a terminal (unless --raw or AGENT_RAW), the reply's Markdown is rendered line by line. */
+  private readonly markdown: MarkdownStream | undefined;
 
   handle = (e: LoopEvent): void => {
     switch (e.type) {
@@ -38,13 +42,14 @@ export class TurnRenderer {
       case 'text':
         this.pause();
         {
-          const text = this.cleanStream(e.delta);
-          this.out.write(text);
-          if (text) this.atLineStart = text.endsWith('\n');
+          const clean = this.cleanStream(e.delta);
+          this.show(this.markdown ? this.markdown.push(clean) : clean);
         }
         break;
       case 'toolRun':
         this.pause();
+        // The text before a tool call is complete: what the renderer holds of it is drawn now.
+        this.flushMarkdown();
         this.trace(this.dimErr.dim(`  → ${e.call.name} ${JSON.stringify(e.input)}`));
         this.spinner?.start(`Running ${e.call.name}…`);
         break;
@@ -66,6 +71,16 @@ export class TurnRenderer {
   /** Stops the spinner so that a prompt or output can take the line. */
   pause(): void {
     if (this.spinner?.isSpinning) this.spinner.stop();
+  }
+
+  private show(text: string): void {
+    this.out.write(text);
+    if (text) this.atLineStart = text.endsWith('\n');
+  }
+
+  /** Draws what the Markdown renderer still holds (a last line, an open table or fence). */
+  private flushMarkdown(): void {
+    if (this.markdown) this.show(this.markdown.end());
   }
 
   private trace(line: string): void {
@@ -91,6 +106,7 @@ export class TurnRenderer {
   /** Stops the spinner and ends a line the answer has begun, so that a prompt can take the next one. */
   endLine(): void {
     this.pause();
+    this.flushMarkdown();
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
   }

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { type OutFormat, outFormat } from '../../report/format.js';
 import { type Evidence, findEvidence } from '../../research/evidence/index.js';
 import type { Grounding } from '../../research/grounding/index.js';
 import type { Verdict } from '../../research/types.js';
@@ -6,6 +7,7 @@ import type { Db } from '../../store/open.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
 import { runTexts } from '../../store/run-texts.js';
 import { checkWritable, writeOutput } from '../files.js';
+import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import {
   evidenceSummary,
@@ -22,6 +24,8 @@ export interface ReportsOptions {
   show?: number;
   delete?: number;
   out?: string;
+  format?: string;
+  raw?: boolean;
   json?: boolean;
   db?: string;
 }
@@ -36,6 +40,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     throw new UsageError('--out writes one saved run: use it with --show <id>.');
   if (options.out === '-' && options.json)
     throw new UsageError('--out - and --json both write to stdout: choose one.');
+  const format = outFormat(options.out, options.format);
   if (options.out !== undefined) checkWritable(options.out);
 
   const db = openDb(options.db);
@@ -49,7 +54,7 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     if (options.show !== undefined) {
       const run = getRun(db, options.show);
       if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
-      await show(withEvidence(db, run), options);
+      await show(withEvidence(db, run), options, format);
       return;
     }
     const search = query?.trim() || undefined;
@@ -72,10 +77,13 @@ export async function runReports(query: string | undefined, options: ReportsOpti
   }
 }
 
-async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
-  // `--out -`: the Markdown on stdout, in place of the usual display.
+async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | undefined): Promise<void> {
+  // The HTML renderer is loaded only when a page is written.
+  const file = async () =>
+    format === 'html' ? (await import('../../report/html.js')).renderHtml(runObject(run)) : runMarkdown(run);
+  // `--out -`: the file's text on stdout, in place of the usual display.
   if (options.out === '-') {
-    await writeOutput('-', runMarkdown(run));
+    await writeOutput('-', await file());
     return;
   }
   if (options.json) {
@@ -92,7 +100,7 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
       ),
       s.bold(clean(run.question)),
       '',
-      clean(run.answer),
+      renderFor(process.stdout, clean(run.answer), options.raw).trimEnd(),
     ];
     if (sources.length > 0)
       lines.push('', s.bold('Sources'), ...sources.map((x) => `[${x.n}] ${sourceEntry(x)}`));
@@ -121,7 +129,7 @@ async function show(run: SavedRun, options: ReportsOptions): Promise<void> {
     if (evidence.length) process.stderr.write(`\n${evidence.map((l) => err.dim(l)).join('\n')}\n`);
   }
   if (options.out !== undefined) {
-    await writeOutput(options.out, runMarkdown(run));
+    await writeOutput(options.out, await file());
     process.stderr.write(styleFor(process.stderr).dim(`Written to ${options.out}\n`));
   }
 }
@@ -158,6 +166,20 @@ export function listing(runs: RunSummary[], width: number, s: Style): string {
       return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
     })
     .join('\n');
+}
+
+/** The saved object, completed from the run's row where an older version did not write a field. */
+function runObject(run: SavedRun): Record<string, unknown> {
+  const r = run.result;
+  return {
+    ...r,
+    id: run.id,
+    question: run.question,
+    answer: run.answer,
+    mode: run.mode,
+    createdAt: typeof r.createdAt === 'string' ? r.createdAt : run.createdAt,
+    usage: typeof r.usage === 'object' && r.usage !== null ? r.usage : { costUsd: run.costUsd },
+  };
 }
 
 /** The run as a Markdown file: a report keeps its own title; a short answer gets the question as title. */

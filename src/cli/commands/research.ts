@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
+import { outFormat } from '../../report/format.js';
 import { contentDirectory } from '../../research/documents.js';
 import {
   type ModelSetup,
@@ -11,7 +12,9 @@ import {
   runResearch,
   VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
+import { resultJson } from '../../research/result-json.js';
 import { checkWritable, writeOutput } from '../files.js';
+import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import {
   citationSummary,
@@ -40,6 +43,8 @@ export interface ResearchCommandOptions extends SteerOptions {
   largeModel?: string;
   content?: string;
   out?: string;
+  format?: string;
+  raw?: boolean;
   json?: boolean;
   extractive?: boolean;
   report?: boolean;
@@ -76,9 +81,10 @@ export async function runResearchCommand(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
   const contentDir = contentDirectory(o.content);
-  // `--out -` is the Markdown on stdout, in place of the usual display.
+  // `--out -` is the file's text on stdout, in place of the usual display.
   const outToStdout = o.out === '-';
   if (outToStdout && o.json) throw new UsageError('--out - and --json both write to stdout: choose one.');
+  const format = outFormat(o.out, o.format);
   if (o.out !== undefined) checkWritable(o.out);
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
@@ -89,7 +95,11 @@ export async function runResearchCommand(
   const userPrices = models ? loadUserPrices() : {};
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
-  const renderer = new ResearchRenderer(spinner, !o.json && !outToStdout && Boolean(process.stdout.isTTY));
+  const renderer = new ResearchRenderer(
+    spinner,
+    !o.json && !outToStdout && Boolean(process.stdout.isTTY),
+    o.raw,
+  );
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -143,19 +153,25 @@ export async function runResearchCommand(
   if (o.json) process.stdout.write(`${toJson(result)}\n`);
   else {
     if (outToStdout) printChecks(result);
-    else printResearch(result, renderer.answerShown);
+    else printResearch(result, renderer.answerShown, o.raw);
     if (result.id !== undefined)
       process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   }
   if (o.out !== undefined) {
-    await writeOutput(o.out, toMarkdown(result));
+    const names = models ? [...new Set([models.smallModel, models.largeModel])] : [];
+    // The HTML renderer is loaded only when a page is written.
+    const text =
+      format === 'html'
+        ? (await import('../../report/html.js')).renderHtml(resultJson(result), { models: names })
+        : toMarkdown(result);
+    await writeOutput(o.out, text);
     if (!o.json && !outToStdout) process.stderr.write(err.dim(`Written to ${o.out}\n`));
   }
   return result;
 }
 
 /** The answer (unless it was streamed already) and source list on stdout; the checks on stderr. */
-export function printResearch(result: ResearchResult, answerShown: boolean): void {
+export function printResearch(result: ResearchResult, answerShown: boolean, raw?: boolean): void {
   const out = styleFor(process.stdout);
   if (!answerShown) {
     if (result.mode === 'extractive' && result.sources.length > 0) {
@@ -163,7 +179,7 @@ export function printResearch(result: ResearchResult, answerShown: boolean): voi
         `${out.dim('No model was used (extractive mode): the passages that best answer the question.')}\n\n`,
       );
     }
-    process.stdout.write(clean(result.answer));
+    process.stdout.write(renderFor(process.stdout, clean(result.answer), raw).replace(/\n+$/, ''));
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');

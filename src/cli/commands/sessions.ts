@@ -10,6 +10,7 @@ import {
 } from '../../store/sessions.js';
 import type { ToolResultMessage } from '../../types.js';
 import { summarize } from '../chat/turn-render.js';
+import { renderFor, terminalMarkdown } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import { clean, formatCost, formatWhen, type Style, styleFor } from '../style.js';
 
@@ -18,6 +19,7 @@ export interface SessionsOptions {
   show?: number;
   delete?: number;
   json?: boolean;
+  raw?: boolean;
   db?: string;
 }
 
@@ -39,7 +41,12 @@ export function runSessions(options: SessionsOptions): void {
       if (options.json) {
         const out = messages.map((m) => ({ exchange: m.exchange, ...m.message }));
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      } else process.stdout.write(`${conversation(session, messages, styleFor(process.stdout))}\n`);
+      } else {
+        const render = terminalMarkdown(process.stdout, options.raw)
+          ? (text: string) => renderFor(process.stdout, text).trimEnd()
+          : undefined;
+        process.stdout.write(`${conversation(session, messages, styleFor(process.stdout), render)}\n`);
+      }
       return;
     }
     const sessions = listSessions(db, options.limit);
@@ -96,7 +103,13 @@ export function listing(sessions: SessionSummary[], width: number, s: Style): st
 }
 
 /** The conversation as it was said: user and assistant turns, each tool call on one line with its result. */
-export function conversation(session: SessionSummary, messages: StoredMessage[], s: Style): string {
+export function conversation(
+  session: SessionSummary,
+  messages: StoredMessage[],
+  s: Style,
+  /** Renders a reply's Markdown for a terminal; the reply is printed as written without it. */
+  render?: (markdown: string) => string,
+): string {
   const out = [
     s.bold(`Session #${session.id}`) +
       s.dim(
@@ -123,9 +136,10 @@ export function conversation(session: SessionSummary, messages: StoredMessage[],
       results.set(r.toolCallId, r);
     }
     for (const part of m.content) {
-      if (part.type === 'text' && part.text.trim())
-        out.push(`${s.bold('Assistant:')} ${clean(part.text).trim()}`);
-      else if (part.type === 'toolCall') {
+      if (part.type === 'text' && part.text.trim()) {
+        const text = clean(part.text).trim();
+        out.push(render ? `${s.bold('Assistant:')}\n${render(text)}` : `${s.bold('Assistant:')} ${text}`);
+      } else if (part.type === 'toolCall') {
         const r = results.get(part.id);
         const outcome = !r ? '' : r.isError ? ` ✗ ${summarize(r.content)}` : ` = ${summarize(r.content)}`;
         out.push(s.dim(`  → ${part.name} ${compactArguments(part.argumentsText)}${outcome}`));

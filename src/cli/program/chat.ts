@@ -22,6 +22,7 @@ export function addChatCommand(program: Command): void {
       nonEmpty,
     )
     .option('-c, --continue', 'resume the most recently used session')
+    .option('--raw', 'on a terminal, print replies as Markdown instead of rendering it (also AGENT_RAW=1)')
     .addOption(
       new Option('--session <id>', 'resume session <id> (see agent sessions)')
         .argParser(positiveInt)
@@ -45,6 +46,8 @@ MCP servers start in the background; a stdio server gets only HOME, LOGNAME, PAT
 plus its entry's "env", where \${VAR} takes VAR from your environment (see README).`,
     )
     .action(async (options, command: Command) => {
+      // The chat's renderers read AGENT_RAW, so the flag is passed on as the variable.
+      if (options.raw) process.env.AGENT_RAW = '1';
       const { runChat } = await import('../commands/chat.js');
       await runChat({ ...options, db: command.optsWithGlobals().db });
     });

@@ -11,9 +11,13 @@ export function addReportsCommand(program: Command): void {
     .addOption(new Option('--delete <id>', 'delete run <id>').argParser(positiveInt).conflicts('show'))
     .option(
       '-o, --out <file>',
-      'with --show: also write the run as Markdown (- for stdout, in place of the usual output)',
+      'with --show: also write the run: HTML for .html/.htm, else Markdown (- for stdout, in place of the usual output)',
       nonEmpty,
     )
+    .addOption(
+      new Option('--format <format>', 'what --out writes, whatever its name').choices(['md', 'html']),
+    )
+    .option('--raw', 'on a terminal, print the Markdown as it is instead of rendering it (also AGENT_RAW=1)')
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',
@@ -25,6 +29,7 @@ Examples:
   agent reports "refund limit"      runs whose question or answer has these words
   agent reports --show 3            the answer (or report) of run #3 and its sources
   agent reports --show 3 -o run.md  the same, also written as Markdown
+  agent reports --show 3 -o run.html  as a self-contained page with each citation's evidence
   agent reports --show 3 --json     the object agent research --json printed, plus its id
   agent reports --delete 3          remove run #3`,
     )

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
 import { nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
 
@@ -54,9 +54,13 @@ export function addResearchCommand(program: Command): void {
     .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
     .option(
       '-o, --out <file>',
-      'also write the answer or report as Markdown (- for stdout, in place of the usual output)',
+      'also write the answer or report: HTML for .html/.htm, else Markdown (- for stdout, in place of the usual output)',
       nonEmpty,
     )
+    .addOption(
+      new Option('--format <format>', 'what --out writes, whatever its name').choices(['md', 'html']),
+    )
+    .option('--raw', 'on a terminal, print the Markdown as it is instead of rendering it (also AGENT_RAW=1)')
     .option(
       '--verify',
       'after writing, the small model checks each cited sentence against its evidence passages',
@@ -92,6 +96,7 @@ Examples:
   agent research "How much can a support agent refund without approval?"
   agent research "What is our travel hotel limit in London?" --out answer.md
   agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
+  agent research --report "How are refunds approved?" -o report.html   a page to share; print it to PDF
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
   agent research --verify "What is the parental leave policy?"
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:

@@ -13,6 +13,7 @@ export function addSessionsCommand(program: Command): void {
         .conflicts('show'),
     )
     .option('--json', 'print JSON for scripts')
+    .option('--raw', 'on a terminal, print replies as Markdown instead of rendering it (also AGENT_RAW=1)')
     .addHelpText(
       'after',
       `
