@@ -115,7 +115,10 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   };
   const createdAt = new Date().toISOString();
   emit({ type: 'step', name: 'index' });
-  const stats = await refreshIndex(o.db, o.contentDir, { signal: o.signal });
+  const stats = await refreshIndex(o.db, o.contentDir, {
+    signal: o.signal,
+    onNotice: (message) => emit({ type: 'notice', message }),
+  });
   const { skipped } = stats;
   for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
   if (stats.added + stats.updated + stats.unchanged === 0)

@@ -37,23 +37,38 @@ export function queryTerms(text: string): string[] {
   return [...new Set(words.map((w) => w.replace(/^\$/, '')).filter((w) => w && !STOPWORDS.has(w)))];
 }
 
+// A word in a passage's heading path counts twice a word in its text: "Hotels > London" is what it is about.
+const PASSAGE_BM25 = 'bm25(passages_fts, 1.0, 2.0)'; // columns: text, heading_path
+
 export interface SearchHit extends DocumentInfo {
   score: number;
 }
 
-/** BM25 over title and body (a title match counts five times), best first. */
+/**
+ * Documents by BM25: a title match counts five times, and the body's score is that of its best passage
+ * (the text is indexed once, as passages). Best first.
+ */
 export function searchDocuments(db: Db, root: string, query: string, limit = 5): SearchHit[] {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
   return db
     .prepare(
-      // CROSS JOIN keeps the full-text index as the outer loop; otherwise SQLite may walk every
+      // CROSS JOIN keeps each full-text index as the outer loop; otherwise SQLite may walk every
       // document of the folder and run the MATCH once per row.
-      `SELECT d.slug, d.title, d.path, -bm25(documents_fts, 5.0, 1.0) AS score
-       FROM documents_fts CROSS JOIN documents d ON d.id = documents_fts.rowid
-       WHERE documents_fts MATCH ? AND d.root = ? ORDER BY bm25(documents_fts, 5.0, 1.0) LIMIT ?`,
+      `WITH hits AS MATERIALIZED (
+         SELECT rowid AS id, -${PASSAGE_BM25} AS score FROM passages_fts WHERE passages_fts MATCH @match
+       ), body AS (
+         SELECT p.document_id AS id, max(h.score) AS score
+         FROM hits h CROSS JOIN passage_spans p ON p.id = h.id GROUP BY p.document_id
+       ), title AS MATERIALIZED (
+         SELECT rowid AS id, -5.0 * bm25(documents_fts) AS score FROM documents_fts WHERE documents_fts MATCH @match
+       ), scores AS (
+         SELECT id, sum(score) AS score FROM (SELECT * FROM body UNION ALL SELECT * FROM title) GROUP BY id
+       )
+       SELECT d.slug, d.title, d.path, s.score FROM scores s CROSS JOIN documents d ON d.id = s.id
+       WHERE d.root = @root ORDER BY s.score DESC, d.slug LIMIT @limit`,
     )
-    .all(ftsQuery(terms, 'OR'), root, limit) as SearchHit[];
+    .all({ match: ftsQuery(terms, 'OR'), root, limit }) as SearchHit[];
 }
 
 export interface PassageHit extends DocumentInfo {
@@ -62,9 +77,6 @@ export interface PassageHit extends DocumentInfo {
   text: string;
   score: number;
 }
-
-// A word in a passage's heading path counts twice a word in its text: "Hotels > London" is what it is about.
-const PASSAGE_BM25 = 'bm25(passages_fts, 2.0, 1.0)';
 
 /**
  * BM25 over the passages of every document in the folder, best first. The full-text index ranks on its
@@ -81,7 +93,7 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
   const ranked = onlyRoot
     ? `SELECT rowid AS id, ${PASSAGE_BM25} AS rank FROM passages_fts WHERE passages_fts MATCH @match ORDER BY rank LIMIT @limit`
     : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
-       FROM passages_fts CROSS JOIN passages p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
+       FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
        WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
   return db
     .prepare(
@@ -101,7 +113,7 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
 export function rankPassages(db: Db, documentId: number, queries: string[]): number[] {
   const ordinals = new Map(
     (
-      db.prepare('SELECT id, ordinal FROM passages WHERE document_id = ?').all(documentId) as {
+      db.prepare('SELECT id, ordinal FROM passage_spans WHERE document_id = ?').all(documentId) as {
         id: number;
         ordinal: number;
       }[]
