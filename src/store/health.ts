@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
+import { StoreError, storeError, storeProblem } from './errors.js';
 import type { Db } from './open.js';
 
 // The database's health: SQLite's integrity check, read as which tables are damaged; and the document
@@ -28,7 +29,10 @@ export function inspect(db: Db): CheckResult {
   try {
     rows = db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[];
   } catch (error) {
-    return { path, ok: false, problems: [errorMessage(error)], damagedTables: [], onlyDocumentIndex: false };
+    // A full-text table can stop the whole check at its first damaged page: each table on its own.
+    const each = tableByTable(db);
+    if (each.problems.length === 0) each.problems.push(errorMessage(error));
+    return each;
   }
   if (rows.length === 1 && rows[0] === 'ok') {
     return { path, ok: true, problems: [], damagedTables: [], onlyDocumentIndex: false };
@@ -49,18 +53,50 @@ export function inspect(db: Db): CheckResult {
     const tree = /^(?:Tree|On tree page) (\d+)/.exec(line);
     const fts = /FTS5 table \w+\.(\w+)/.exec(line);
     const name = tree ? roots.get(Number(tree[1])) : fts?.[1];
-    if (name) damaged.add(name.replace(/_(data|idx|content|docsize|config)$/, ''));
+    if (name) damaged.add(baseTable(name));
     // Pages left unused by the damage are harmless once the damaged tables are made again.
     else if (!/^Page \d+: never used$|^Page \d+ is never used$/.test(line)) unnamed = true;
   }
+  return result(path, rows, damaged, unnamed);
+}
+
+const baseTable = (name: string) => name.replace(/_(data|idx|content|docsize|config)$/, '');
+
+function result(path: string, problems: string[], damaged: Set<string>, unnamed: boolean): CheckResult {
   const damagedTables = [...damaged].sort();
   return {
     path,
     ok: false,
-    problems: rows,
+    problems,
     damagedTables,
     onlyDocumentIndex: !unnamed && damagedTables.length > 0 && damagedTables.every(isIndexTable),
   };
+}
+
+function tableByTable(db: Db): CheckResult {
+  let names: string[];
+  try {
+    names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  } catch (error) {
+    return result(db.name, [`the list of tables cannot be read: ${errorMessage(error)}`], new Set(), true);
+  }
+  const problems: string[] = [];
+  const damaged = new Set<string>();
+  for (const name of names) {
+    let rows: string[];
+    try {
+      rows = db
+        .prepare(`PRAGMA integrity_check("${name.replace(/"/g, '""')}")`)
+        .pluck()
+        .all() as string[];
+    } catch (error) {
+      rows = [errorMessage(error)];
+    }
+    if (rows.length === 1 && rows[0] === 'ok') continue;
+    damaged.add(baseTable(name));
+    problems.push(...rows.map((r) => `${name}: ${r}`));
+  }
+  return result(db.name, problems, damaged, damaged.size === 0);
 }
 
 /**
@@ -71,17 +107,19 @@ export function inspect(db: Db): CheckResult {
 export function repairIndex(db: Db): boolean {
   if (!inspect(db).onlyDocumentIndex) return false;
   const objects = (
-    db.prepare('SELECT type, name, tbl_name AS tbl, sql FROM sqlite_master WHERE sql IS NOT NULL').all() as {
+    db.prepare('SELECT type, name, tbl_name AS tbl, sql FROM sqlite_master').all() as {
       type: string;
       name: string;
       tbl: string;
-      sql: string;
+      sql: string | null;
     }[]
   ).filter((o) => isIndexTable(o.tbl));
   const order = ['table', 'index', 'view', 'trigger'];
-  // Shadow tables are made by their full-text table.
+  // Shadow tables are made by their full-text table, automatic indexes by their table.
   const remake = objects
-    .filter((o) => !(o.type === 'table' && /_(data|idx|content|docsize|config)$/.test(o.name)))
+    .filter(
+      (o) => o.sql !== null && !(o.type === 'table' && /_(data|idx|content|docsize|config)$/.test(o.name)),
+    )
     .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
   const version = db.pragma('schema_version', { simple: true }) as number;
   db.unsafeMode(true);
@@ -99,10 +137,30 @@ export function repairIndex(db: Db): boolean {
   }
   db.exec('VACUUM');
   db.transaction(() => {
-    for (const o of remake) db.exec(o.sql);
+    for (const o of remake) db.exec(o.sql!);
     db.exec('DELETE FROM indexed_roots');
   }).immediate();
   return true;
+}
+
+/**
+ * Runs a read of the document index. When it meets damage confined to the index, the index is cleared
+ * (see repairIndex) and the error says that the next run makes it again; other damage is said as such.
+ */
+export function readIndex<T>(db: Db, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (storeProblem(db.name, error) !== 'damaged') throw error;
+    if (!db.readonly && repairIndex(db))
+      throw new StoreError(
+        'damaged',
+        db.name,
+        `the document index in ${db.name} was damaged: it has been cleared, and the next run makes it again from your files`,
+        { cause: error },
+      );
+    throw storeError(db.name, error);
+  }
 }
 
 /** Opens a database file only to read it, for checking or recovering: no migration, no WAL switch. */

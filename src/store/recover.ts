@@ -96,7 +96,7 @@ function copyTable(source: Db, target: Db, table: string, columns: string[]): Ta
   const result: TableRecovery = { table, copied: 0, lost: [] };
   const list = columns.map(quote).join(', ');
   const read = source.prepare(
-    `SELECT rowid AS "rowid:", ${list} FROM ${quote(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH}`,
+    `SELECT rowid AS "rowid:", ${list} FROM ${quote(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
   );
   const insert = target.prepare(
     `INSERT OR IGNORE INTO ${quote(table)} (rowid, ${list}) VALUES (?, ${columns.map(() => '?').join(', ')})`,
@@ -113,11 +113,18 @@ function copyTable(source: Db, target: Db, table: string, columns: string[]): Ta
     }
   });
   let after = Number.MIN_SAFE_INTEGER;
+  // Rows are read in batches; after a batch fails, one at a time up to the damage, which is then skipped.
+  let size = BATCH;
   for (;;) {
     let rows: Record<string, unknown>[];
     try {
-      rows = read.all(after) as Record<string, unknown>[];
+      rows = read.all(after, size) as Record<string, unknown>[];
     } catch (error) {
+      if (size > 1) {
+        size = 1;
+        continue;
+      }
+      size = BATCH;
       const resume = readableAfter(read, after);
       if (resume === undefined) {
         if (result.copied === 0 && result.lost.length === 0) result.error = errorMessage(error);
@@ -142,7 +149,7 @@ function copyTable(source: Db, target: Db, table: string, columns: string[]): Ta
 function readableAfter(read: Database.Statement, after: number): number | undefined {
   const works = (from: number) => {
     try {
-      read.all(from);
+      read.all(from, 1);
       return true;
     } catch {
       return false;

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../../errors.js';
-import { inspect, openForReading } from '../../store/health.js';
+import Database from 'better-sqlite3';
+import { inspect, openForReading, repairIndex } from '../../store/health.js';
+import type { Db } from '../../store/open.js';
 import { defaultDatabasePath } from '../../store/paths.js';
 import { type Recovery, recoverDatabase } from '../../store/recover.js';
 import { explainStoreFailure, rememberDatabase } from '../store-failure.js';
@@ -30,9 +32,12 @@ export function runDbCheck(options: DbOptions): void {
   } finally {
     db.close();
   }
-  if (!result.ok) process.exitCode = 1;
+  // The index is a copy of the files: when it is all that is damaged, it is cleared now and made again by
+  // the next research run, so nothing needs the user's hand.
+  const repaired = result.onlyDocumentIndex && clearIndex(path);
+  if (!result.ok && !repaired) process.exitCode = 1;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...result, indexCleared: repaired }, null, 2)}\n`);
     return;
   }
   const style = styleFor(process.stdout);
@@ -43,12 +48,26 @@ export function runDbCheck(options: DbOptions): void {
   const lines = [`${style.red('damaged')}: ${path} failed SQLite's integrity check.`];
   if (result.damagedTables.length) lines.push(`Damaged tables: ${result.damagedTables.join(', ')}.`);
   lines.push(
-    result.onlyDocumentIndex
-      ? 'Only the document index is damaged: the next `agent research` clears it and makes it again from your files.'
+    repaired
+      ? 'Only the document index was damaged: it has been cleared, and the next `agent research` makes it again from your files.'
       : `To keep your reports, notes and chats: agent db recover --to <new file>, then use that file (AGENT_DB or --db).`,
   );
   lines.push('', 'SQLite says:', ...result.problems.map((p) => `  ${p}`));
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** False when the file cannot be written (read-only) or the repair found more damage than the index. */
+function clearIndex(path: string): boolean {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { fileMustExist: true });
+    db.pragma('busy_timeout = 30000');
+    return repairIndex(db);
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
 }
 
 export function runDbRecover(options: DbOptions & { to: string }): void {

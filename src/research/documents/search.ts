@@ -1,4 +1,5 @@
 import { ftsQuery } from '../../store/fts.js';
+import { readIndex } from '../../store/health.js';
 import type { Db } from '../../store/open.js';
 
 // Full-text search (SQLite FTS5, BM25) over whole documents and over their passages.
@@ -51,11 +52,14 @@ export interface SearchHit extends DocumentInfo {
 export function searchDocuments(db: Db, root: string, query: string, limit = 5): SearchHit[] {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
-  return db
-    .prepare(
-      // CROSS JOIN keeps each full-text index as the outer loop; otherwise SQLite may walk every
-      // document of the folder and run the MATCH once per row.
-      `WITH hits AS MATERIALIZED (
+  return readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          // CROSS JOIN keeps each full-text index as the outer loop; otherwise SQLite may walk every
+          // document of the folder and run the MATCH once per row.
+          `WITH hits AS MATERIALIZED (
          SELECT rowid AS id, -${PASSAGE_BM25} AS score FROM passages_fts WHERE passages_fts MATCH @match
        ), body AS (
          SELECT p.document_id AS id, max(h.score) AS score
@@ -67,8 +71,9 @@ export function searchDocuments(db: Db, root: string, query: string, limit = 5):
        )
        SELECT d.slug, d.title, d.path, s.score FROM scores s CROSS JOIN documents d ON d.id = s.id
        WHERE d.root = @root ORDER BY s.score DESC, d.slug LIMIT @limit`,
-    )
-    .all({ match: ftsQuery(terms, 'OR'), root, limit }) as SearchHit[];
+        )
+        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as SearchHit[],
+  );
 }
 
 export interface PassageHit extends DocumentInfo {
@@ -95,14 +100,18 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
     : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
        FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
        WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
-  return db
-    .prepare(
-      `WITH best AS (${ranked})
+  return readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          `WITH best AS (${ranked})
        SELECT d.slug, d.title, d.path, p.ordinal, p.heading_path AS headingPath, p.text, -best.rank AS score
        FROM best JOIN passages p ON p.id = best.id JOIN documents d ON d.id = p.document_id
        ORDER BY best.rank`,
-    )
-    .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageHit[];
+        )
+        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageHit[],
+  );
 }
 
 /**
@@ -111,6 +120,10 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
  * early, and a passage that several queries find comes before one that only one of them finds.
  */
 export function rankPassages(db: Db, documentId: number, queries: string[]): number[] {
+  return readIndex(db, () => rankPassagesOf(db, documentId, queries));
+}
+
+function rankPassagesOf(db: Db, documentId: number, queries: string[]): number[] {
   const ordinals = new Map(
     (
       db.prepare('SELECT id, ordinal FROM passage_spans WHERE document_id = ?').all(documentId) as {
