@@ -163,6 +163,20 @@ export function readIndex<T>(db: Db, read: () => T): T {
   }
 }
 
+/** repairIndex on the file at `path`; false when it cannot be written or more than the index is damaged. */
+export function clearDamagedIndex(path: string): boolean {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { fileMustExist: true });
+    db.pragma('busy_timeout = 30000');
+    return repairIndex(db);
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+}
+
 /** Opens a database file only to read it, for checking or recovering: no migration, no WAL switch. */
 export function openForReading(path: string): Db {
   const db = new Database(path, { readonly: true, fileMustExist: true });

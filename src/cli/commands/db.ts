@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../../errors.js';
-import Database from 'better-sqlite3';
-import { inspect, openForReading, repairIndex } from '../../store/health.js';
-import type { Db } from '../../store/open.js';
+import { clearDamagedIndex, inspect, openForReading } from '../../store/health.js';
 import { defaultDatabasePath } from '../../store/paths.js';
 import { type Recovery, recoverDatabase } from '../../store/recover.js';
 import { explainStoreFailure, rememberDatabase } from '../store-failure.js';
@@ -34,7 +32,7 @@ export function runDbCheck(options: DbOptions): void {
   }
   // The index is a copy of the files: when it is all that is damaged, it is cleared now and made again by
   // the next research run, so nothing needs the user's hand.
-  const repaired = result.onlyDocumentIndex && clearIndex(path);
+  const repaired = result.onlyDocumentIndex && clearDamagedIndex(path);
   if (!result.ok && !repaired) process.exitCode = 1;
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...result, indexCleared: repaired }, null, 2)}\n`);
@@ -54,20 +52,6 @@ export function runDbCheck(options: DbOptions): void {
   );
   lines.push('', 'SQLite says:', ...result.problems.map((p) => `  ${p}`));
   process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-/** False when the file cannot be written (read-only) or the repair found more damage than the index. */
-function clearIndex(path: string): boolean {
-  let db: Db | undefined;
-  try {
-    db = new Database(path, { fileMustExist: true });
-    db.pragma('busy_timeout = 30000');
-    return repairIndex(db);
-  } catch {
-    return false;
-  } finally {
-    db?.close();
-  }
 }
 
 export function runDbRecover(options: DbOptions & { to: string }): void {
