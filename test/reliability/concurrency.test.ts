@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+import { runCli, tempDb } from '../support/cli.js';
+import { sse, startFakeServer } from '../support/fake-server.js';
+import { chatSse } from '../support/sse-builders.js';
+
+// Real processes on one database: 8 research runs indexing the same folder of 3,000 files, 2 piped chats
+// and readers, all at once. None may fail, the folder is indexed once, and every answer is saved.
+
+let server: Awaited<ReturnType<typeof startFakeServer>>;
+beforeAll(async () => {
+  server = await startFakeServer([], sse(chatSse({ text: 'Noted.' })));
+});
+afterAll(() => server.close());
+
+it('8 research runs, 2 chats and readers share one database without a failure', async () => {
+  const content = mkdtempSync(join(tmpdir(), 'agent-many-'));
+  for (let i = 0; i < 3000; i++) {
+    const folder = join(content, `team-${i % 30}`);
+    if (i < 30) mkdirSync(folder);
+    writeFileSync(join(folder, `doc-${i}.md`), `# Policy ${i}\n\nThe refund limit of team ${i} is $${i}.\n`);
+  }
+  const db = tempDb();
+  const env = { AGENT_DB: db, OPENAI_BASE_URL: `${server.url}/v1` };
+  const research = Array.from({ length: 8 }, (_, i) =>
+    runCli(['research', '--extractive', '--content', content, `refund limit of team ${i * 7}`], { env }),
+  );
+  const chats = Array.from({ length: 2 }, (_, i) =>
+    runCli(['chat', '--provider', 'openai-compatible', '--model', 'local-model'], {
+      env,
+      input: `hello ${i}\nsecond ${i}\nthird ${i}\n`,
+    }),
+  );
+  const readers = ['reports', 'sessions', 'cost', 'notes'].map((command) => runCli([command], { env }));
+  const results = await Promise.all([...research, ...chats, ...readers]);
+  for (const r of results) {
+    expect(r.stderr).not.toMatch(/locked|unexpected error/);
+    expect(r.code).toBe(0);
+  }
+  for (const [i, r] of results.slice(0, 8).entries()) {
+    expect(r.stdout).toContain(`The refund limit of team ${i * 7} is $${i * 7}.`);
+    expect(r.stderr).toMatch(/Saved as run \d+/);
+  }
+  for (const r of results.slice(8, 10)) expect(r.stdout).toBe('Noted.\nNoted.\nNoted.\n');
+
+  const store = openStore(db);
+  expect(store.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(3000);
+  expect(store.prepare('SELECT count(*) FROM research_runs').pluck().get()).toBe(8);
+  expect(store.prepare('SELECT count(*) FROM chat_messages').pluck().get()).toBe(12);
+  // No process holds the folder any more.
+  expect(store.prepare('SELECT count(*) FROM index_leases').pluck().get()).toBe(0);
+  store.close();
+}, 60_000);
