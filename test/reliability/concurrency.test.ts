@@ -7,7 +7,7 @@ import { runCli, tempDb } from '../support/cli.js';
 import { sse, startFakeServer } from '../support/fake-server.js';
 import { chatSse } from '../support/sse-builders.js';
 
-// Real processes on one database: 8 research runs indexing the same folder of 3,000 files, 2 piped chats
+// Real processes on one database: 8 research runs indexing the same folder of 2,000 files, 2 piped chats
 // and readers, all at once. None may fail, the folder is indexed once, and every answer is saved.
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
@@ -18,9 +18,9 @@ afterAll(() => server.close());
 
 it('8 research runs, 2 chats and readers share one database without a failure', async () => {
   const content = mkdtempSync(join(tmpdir(), 'agent-many-'));
-  for (let i = 0; i < 3000; i++) {
-    const folder = join(content, `team-${i % 30}`);
-    if (i < 30) mkdirSync(folder);
+  for (let i = 0; i < 2000; i++) {
+    const folder = join(content, `team-${i % 20}`);
+    if (i < 20) mkdirSync(folder);
     writeFileSync(join(folder, `doc-${i}.md`), `# Policy ${i}\n\nThe refund limit of team ${i} is $${i}.\n`);
   }
   const db = tempDb();
@@ -47,7 +47,7 @@ it('8 research runs, 2 chats and readers share one database without a failure', 
   for (const r of results.slice(8, 10)) expect(r.stdout).toBe('Noted.\nNoted.\nNoted.\n');
 
   const store = openStore(db);
-  expect(store.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(3000);
+  expect(store.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(2000);
   expect(store.prepare('SELECT count(*) FROM research_runs').pluck().get()).toBe(8);
   expect(store.prepare('SELECT count(*) FROM chat_messages').pluck().get()).toBe(12);
   // No process holds the folder any more.
