@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
 import { StoreError, storeError, storeProblem } from './errors.js';
-import type { Db } from './open.js';
+import { type Db, pathOf } from './open.js';
 
 // The database's health: SQLite's integrity check, read as which tables are damaged; and the document
 // index, which can always be made again from the files, cleared when it is the only damaged part.
@@ -24,7 +24,7 @@ export interface CheckResult {
 
 /** SQLite's integrity check of `db`, read as which tables are damaged. Never throws for damage. */
 export function inspect(db: Db): CheckResult {
-  const path = db.name;
+  const path = pathOf(db);
   let rows: string[];
   try {
     rows = db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[];
@@ -78,7 +78,7 @@ function tableByTable(db: Db): CheckResult {
   try {
     names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
   } catch (error) {
-    return result(db.name, [`the list of tables cannot be read: ${errorMessage(error)}`], new Set(), true);
+    return result(pathOf(db), [`the list of tables cannot be read: ${errorMessage(error)}`], new Set(), true);
   }
   const problems: string[] = [];
   const damaged = new Set<string>();
@@ -96,7 +96,7 @@ function tableByTable(db: Db): CheckResult {
     damaged.add(baseTable(name));
     problems.push(...rows.map((r) => `${name}: ${r}`));
   }
-  return result(db.name, problems, damaged, damaged.size === 0);
+  return result(pathOf(db), problems, damaged, damaged.size === 0);
 }
 
 /**
@@ -151,15 +151,15 @@ export function readIndex<T>(db: Db, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (storeProblem(db.name, error) !== 'damaged') throw error;
+    if (storeProblem(pathOf(db), error) !== 'damaged') throw error;
     if (!db.readonly && repairIndex(db))
       throw new StoreError(
         'damaged',
-        db.name,
-        `the document index in ${db.name} was damaged: it has been cleared, and the next run makes it again from your files`,
+        pathOf(db),
+        `the document index in ${pathOf(db)} was damaged: it has been cleared, and the next run makes it again from your files`,
         { cause: error },
       );
-    throw storeError(db.name, error);
+    throw storeError(pathOf(db), error);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   fchmodSync,
   mkdirSync,
   openSync,
+  readFileSync,
   statSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -75,7 +76,7 @@ type Mode = 'shared' | 'read-only' | 'alone';
 function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOptions): Db {
   let db: Db;
   try {
-    db = new Database(path, { readonly: mode === 'read-only' });
+    db = mode === 'read-only' ? openReadOnly(path) : new Database(path);
   } catch (error) {
     throw cannotOpen(path, error);
   }
@@ -110,6 +111,32 @@ function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOp
     throw error;
   }
   return db;
+}
+
+/**
+ * WAL needs a -shm file beside the database, which a read-only folder cannot get. When none is there and
+ * no -wal file holds changes, the file is complete: it is read into memory instead, marked as a rollback
+ * journal database (header bytes 18 and 19) since memory has no WAL. Nothing can write it meanwhile.
+ */
+function openReadOnly(path: string): Db {
+  const db = new Database(path, { readonly: true });
+  try {
+    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    return db;
+  } catch (error) {
+    db.close();
+    const wal = `${path}-wal`;
+    if (
+      (error as { code?: string }).code !== 'SQLITE_CANTOPEN' ||
+      (existsSync(wal) && statSync(wal).size > 0)
+    )
+      throw error;
+  }
+  const image = readFileSync(path);
+  if (image.length >= 100) image.fill(1, 18, 20);
+  const copy = new Database(image, { readonly: true });
+  copies.set(copy, path);
+  return copy;
 }
 
 /** Writers wait this long for one another: indexing commits in short batches, so a wait is short. */
@@ -222,7 +249,11 @@ function enableWal(db: Db): void {
   }
 }
 
+/** The file a database was opened from (an in-memory copy of a read-only file is named ":memory:"). */
+const copies = new WeakMap<Db, string>();
+export const pathOf = (db: Db): string => copies.get(db) ?? db.name;
+
 /** A failed write as one StoreError saying why (full disk, read-only, damaged); nothing was written. */
 export function writeError(db: Db, error: unknown): Error {
-  return writeFailure(db.name, error);
+  return writeFailure(pathOf(db), error);
 }

@@ -1,7 +1,7 @@
 import { AbortedError } from '../../errors.js';
 import { StoreError, storeError } from '../../store/errors.js';
 import { repairIndex } from '../../store/health.js';
-import type { Db } from '../../store/open.js';
+import { type Db, pathOf } from '../../store/open.js';
 import { takeLease } from './lease.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile, reasonOf } from './read.js';
@@ -57,11 +57,11 @@ export async function refreshIndex(
   try {
     return await refreshOnce(db, root, options);
   } catch (error) {
-    const explained = storeError(db.name, error);
+    const explained = storeError(pathOf(db), error);
     if (!(explained instanceof StoreError) || explained.problem !== 'damaged' || !repairIndex(db))
       throw explained;
     options.onNotice?.(
-      `The document index in ${db.name} was damaged: it was cleared and is being rebuilt from the files.`,
+      `The document index in ${pathOf(db)} was damaged: it was cleared and is being rebuilt from the files.`,
     );
     return refreshOnce(db, root, options);
   }
