@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { refreshIndex } from '../../src/research/documents.js';
 import { openStore } from '../../src/store/open.js';
 import { runCli, tempDb } from '../support/cli.js';
 import { sse, startFakeServer } from '../support/fake-server.js';
@@ -54,3 +56,35 @@ it('8 research runs, 2 chats and readers share one database without a failure', 
   expect(store.prepare('SELECT count(*) FROM index_leases').pluck().get()).toBe(0);
   store.close();
 }, 60_000);
+
+it('two connections indexing the same folder at once read its files once', async () => {
+  const content = mkdtempSync(join(tmpdir(), 'agent-twice-'));
+  for (let i = 0; i < 300; i++) writeFileSync(join(content, `doc-${i}.md`), `# Doc ${i}\n\nText ${i}.\n`);
+  const path = tempDb();
+  const [a, b] = [openStore(path), openStore(path)];
+  const stats = await Promise.all([refreshIndex(a, content), refreshIndex(b, content)]);
+  // One did the work; the other waited for it and found it done, without walking the folder again.
+  expect(stats.map((s) => s.added).sort((x, y) => x - y)).toEqual([0, 300]);
+  expect(stats.map((s) => s.unchanged).sort((x, y) => x - y)).toEqual([0, 300]);
+  expect(a.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(300);
+  a.close();
+  b.close();
+});
+
+it('a folder left held by a killed process is indexed by the next one at once', async () => {
+  const content = mkdtempSync(join(tmpdir(), 'agent-killed-'));
+  writeFileSync(join(content, 'a.md'), '# A\n\nText.\n');
+  const path = tempDb();
+  const db = openStore(path);
+  // A process that has ended (as after SIGKILL) still holds the folder, with a fresh heartbeat.
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  db.prepare('INSERT INTO index_leases (root, holder, heartbeat) VALUES (?, ?, ?)').run(
+    content,
+    `${hostname()}:${child.pid}:dead`,
+    Date.now(),
+  );
+  const started = Date.now();
+  expect((await refreshIndex(db, content)).added).toBe(1);
+  expect(Date.now() - started).toBeLessThan(5_000);
+  db.close();
+});
