@@ -156,3 +156,43 @@ function rankPassagesOf(db: Db, documentId: number, queries: string[]): number[]
   }
   return [...total.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([ordinal]) => ordinal);
 }
+
+/**
+ * A document's passages with their text, cut from its body here: through the passages view SQLite would
+ * read the whole body once per passage. Offsets are stored in code points (see refresh.ts).
+ */
+export function documentPassages(
+  db: Db,
+  documentId: number,
+  body: string,
+): { ordinal: number; headingPath: string; text: string }[] {
+  const rows = readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          'SELECT ordinal, heading_path AS headingPath, start_offset AS start, end_offset AS end FROM passage_spans WHERE document_id = ? ORDER BY ordinal',
+        )
+        .all(documentId) as { ordinal: number; headingPath: string; start: number; end: number }[],
+  );
+  const at = stringIndices(body);
+  return rows.map((r) => ({
+    ordinal: r.ordinal,
+    headingPath: r.headingPath,
+    text: body.slice(at(r.start), at(r.end)),
+  }));
+}
+
+/** Code point offsets as JavaScript string indices: the same unless the text has surrogate pairs. */
+function stringIndices(text: string): (codePoint: number) => number {
+  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
+  const indices: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    indices.push(i);
+    const c = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+  }
+  indices.push(text.length);
+  return (cp) => indices[cp] ?? text.length;
+}
