@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { refreshIndex, searchPassages } from '../../src/research/documents.js';
 import { documentPassages } from '../../src/research/documents/search.js';
+import { refreshIndex, searchPassages } from '../../src/research/documents.js';
 import { openStore } from '../../src/store/open.js';
 
 // Migration 009 stores a document's text once: a passage is a span of the body, in code points as
