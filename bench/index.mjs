@@ -2,10 +2,14 @@
 // Document indexing and search at scale: a generated folder of 10,000 short Markdown documents is
 // indexed, refreshed unchanged, refreshed after edits, and searched; then a folder of 200 long documents
 // (100–300 KB each, with headings) is indexed as passages, and passages are selected and searched.
-// Usage: npm run build && node bench/index.mjs [documents] [long documents]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Last, the text's scale: 100 files of 200 KB are indexed from scratch, printing the speed and the
+// database's size on disk ÷ the text's size, beside the same figures for a reference build of agent
+// (AGENT_BENCH_BASELINE=<its dist folder>, e.g. a copy of dist from before migration 009) when given.
+// Usage: npm run build && node bench/index.mjs [documents] [long documents] [200 KB files]
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { documentSource, refreshIndex, searchDocuments, searchPassages } from '../dist/research/documents.js';
 import { openStore } from '../dist/store/open.js';
 
@@ -123,4 +127,48 @@ if (longCount > 0) {
   longDb.close();
   rmSync(longDir, { recursive: true, force: true });
   rmSync(dbDir, { recursive: true, force: true });
+}
+
+// Scale: the same generated files indexed by this build and, when given, by the reference build.
+const scaleCount = Number(process.argv[4] ?? 100);
+if (scaleCount > 0) {
+  const scaleDir = mkdtempSync(join(tmpdir(), 'agent-bench-scale-'));
+  let textBytes = 0;
+  for (let i = 0; i < scaleCount; i++) {
+    const parts = [`# Handbook ${i}\n`];
+    let size = 0;
+    for (let chapter = 1; size < 200_000; chapter++) {
+      parts.push(`## Chapter ${chapter}: ${word()}\n`);
+      for (let section = 1; section <= 6 && size < 200_000; section++) {
+        const paragraph = Array.from({ length: 6 }, sentence).join(' ');
+        parts.push(`### ${word()} ${section}\n`, `${paragraph}\n`);
+        size += paragraph.length;
+      }
+    }
+    const text = parts.join('\n');
+    textBytes += Buffer.byteLength(text);
+    writeFileSync(join(scaleDir, `handbook-${i}.md`), text);
+  }
+  const measure = async (dist) => {
+    const url = (p) => pathToFileURL(join(resolve(dist), p)).href;
+    const { refreshIndex: refresh } = await import(url('research/documents.js'));
+    const { openStore: open } = await import(url('store/open.js'));
+    const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-scale-db-'));
+    const scaleDb = open(join(dbDir, 'bench.db'));
+    const [ms] = await time(() => refresh(scaleDb, scaleDir));
+    scaleDb.pragma('wal_checkpoint(TRUNCATE)');
+    scaleDb.close();
+    const size = statSync(join(dbDir, 'bench.db')).size;
+    rmSync(dbDir, { recursive: true, force: true });
+    const mb = textBytes / 2 ** 20;
+    return `${(mb / (ms / 1000)).toFixed(2)} MB/s (${ms.toFixed(0)} ms), on disk ${(size / textBytes).toFixed(2)} × the text`;
+  };
+  console.log(
+    `scale                ${scaleCount} files of 200 KB (${(textBytes / 2 ** 20).toFixed(0)} MB of text)`,
+  );
+  console.log(`index, this build    ${await measure(new URL('../dist', import.meta.url).pathname)}`);
+  const baseline = process.env.AGENT_BENCH_BASELINE;
+  if (baseline) console.log(`index, reference     ${await measure(baseline)}`);
+  else console.log('index, 0.1.0         2.25 MB/s, on disk 3.33 × the text (measured before migration 009)');
+  rmSync(scaleDir, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js';
 import type { Price } from '../providers/prices.js';
+import { StoreError } from '../store/errors.js';
 import { recordCall } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import { saveExchange } from '../store/sessions.js';
@@ -31,6 +32,9 @@ export class ChatSession {
   private messages: Message[];
   private sessionId: number | undefined;
   private run: string;
+  /** Why this conversation is no longer being saved (full disk, read-only database), once it is not. */
+  private unsaved: StoreError | undefined;
+  private told = false;
 
   constructor(private readonly options: SessionOptions) {
     this.messages = [...(options.resume?.history ?? [])];
@@ -65,42 +69,80 @@ export class ChatSession {
       });
       this.messages = trimmed.messages;
     }
+    this.tell(extra.onEvent);
     const runId = this.run;
     const result = await runTurn(this.messages, text, {
       ...turn,
       ...extra,
       onModelCall: (m) =>
-        recordCall(
-          db,
-          {
-            command: 'chat',
-            runId,
-            step: 'chat',
-            provider: m.provider,
-            model: m.model,
-            usage: m.usage,
-            cancelled: m.stopReason === 'aborted',
-          },
-          userPrices,
+        this.saving(extra.onEvent, () =>
+          recordCall(
+            db,
+            {
+              command: 'chat',
+              runId,
+              step: 'chat',
+              provider: m.provider,
+              model: m.model,
+              usage: m.usage,
+              cancelled: m.stopReason === 'aborted',
+            },
+            userPrices,
+          ),
         ),
     });
-    this.complete(result.messages);
+    this.complete(result.messages, extra.onEvent);
     return result;
   }
 
+  /** Says once that the conversation is no longer saved; without a listener, at the next message. */
+  private tell(onEvent: TurnOptions['onEvent']): void {
+    if (!this.unsaved || this.told) return;
+    if (!onEvent) return;
+    this.told = true;
+    onEvent({
+      type: 'notice',
+      message: `This chat is no longer being saved (${this.unsaved.message}); it goes on in memory.`,
+    });
+  }
+
+  /** Whether the conversation is still being saved. */
+  get saved(): boolean {
+    return this.unsaved === undefined;
+  }
+
+  /**
+   * A write that fails for the storage (full disk, read-only or damaged database) stops the saving, said
+   * once, and the conversation goes on in memory; a session saved only in part would be misleading.
+   */
+  private saving<T>(onEvent: TurnOptions['onEvent'], write: () => T): T | undefined {
+    if (this.unsaved) return undefined;
+    try {
+      return write();
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      this.unsaved = error;
+      this.tell(onEvent);
+      return undefined;
+    }
+  }
+
   /** Adds a finished exchange that happened outside the loop (a /research answer). */
-  remember(question: string, answer: string): void {
-    this.complete([
-      { role: 'user', content: question },
-      {
-        role: 'assistant',
-        content: [{ type: 'text', text: answer }],
-        provider: this.options.provider.name,
-        model: this.options.model,
-        usage: emptyUsage(),
-        stopReason: 'stop',
-      },
-    ]);
+  remember(question: string, answer: string, onEvent?: TurnOptions['onEvent']): void {
+    this.complete(
+      [
+        { role: 'user', content: question },
+        {
+          role: 'assistant',
+          content: [{ type: 'text', text: answer }],
+          provider: this.options.provider.name,
+          model: this.options.model,
+          usage: emptyUsage(),
+          stopReason: 'stop',
+        },
+      ],
+      onEvent,
+    );
   }
 
   /** Starts a new session; returns the number of the saved one left behind, if any. */
@@ -114,14 +156,17 @@ export class ChatSession {
 
   /**
    * The exchange joins the history even when saving it fails (the user has seen the answer, and the
-   * model should too); the failure is then thrown as one line saying nothing was saved.
+   * model should too). A failure of the storage stops the saving (see `saving`); any other is thrown.
    */
-  private complete(exchange: Message[]): void {
+  private complete(exchange: Message[], onEvent?: TurnOptions['onEvent']): void {
     this.messages = [...this.messages, ...exchange];
-    this.sessionId = saveExchange(this.options.db, this.sessionId, this.run, {
-      provider: this.options.provider.name,
-      model: this.options.model,
-      messages: exchange,
-    });
+    const id = this.saving(onEvent, () =>
+      saveExchange(this.options.db, this.sessionId, this.run, {
+        provider: this.options.provider.name,
+        model: this.options.model,
+        messages: exchange,
+      }),
+    );
+    if (id !== undefined) this.sessionId = id;
   }
 }

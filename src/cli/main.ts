@@ -3,11 +3,13 @@ import { Command, CommanderError } from 'commander';
 import { AgentError } from '../errors.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
+import { addDbCommand } from './program/db.js';
 import { addNotesCommand } from './program/notes.js';
 import { nonEmpty } from './program/options.js';
 import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
+import { explainStoreFailure } from './store-failure.js';
 
 // Only commander is loaded up front: each command (defined in program/, one file each) imports what it
 // needs (SDKs, HTML parser, SQLite) when it runs, so `--help`, `--version` and `cost` start fast.
@@ -33,6 +35,7 @@ export function buildProgram(): Command {
   addSessionsCommand(program);
   addCostCommand(program);
   addNotesCommand(program);
+  addDbCommand(program);
 
   return program;
 }
@@ -47,7 +50,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   }
 }
 
-function reportError(error: unknown): number {
+function reportError(thrown: unknown): number {
+  const error = explainStoreFailure(thrown);
   if (error instanceof CommanderError) {
     // commander has already printed its message; help and version are not errors.
     return error.exitCode === 0 ? 0 : 2;

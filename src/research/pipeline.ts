@@ -56,7 +56,10 @@ function settingsOf(o: ResearchOptions): ResearchSettings {
 /** Brings the document index up to date, saying what could not be read. */
 async function indexStep(o: ResearchOptions, emit: (e: ResearchEvent) => void): Promise<void> {
   emit({ type: 'step', name: 'index' });
-  const stats = await refreshIndex(o.db, o.contentDir, { signal: o.signal });
+  const stats = await refreshIndex(o.db, o.contentDir, {
+    signal: o.signal,
+    onNotice: (message) => emit({ type: 'notice', message }),
+  });
   const { skipped } = stats;
   for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
   if (stats.added + stats.updated + stats.unchanged === 0)

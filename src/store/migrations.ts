@@ -52,6 +52,16 @@ export function refuseNewerSchema(db: Database, steps: Migration[] = migrations(
   }
 }
 
+/** The steps not yet applied to this database, read without writing anything. */
+export function pendingMigrations(db: Database, steps: Migration[] = migrations()): Migration[] {
+  const hasTable = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!hasTable) return steps;
+  const applied = new Set(db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[]);
+  return steps.filter((s) => !applied.has(s.name));
+}
+
 export function migrate(db: Database, steps: Migration[] = migrations()): string[] {
   refuseNewerSchema(db, steps);
   db.exec(

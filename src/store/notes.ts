@@ -1,5 +1,5 @@
 import { ftsQuery } from './fts.js';
-import type { Db } from './open.js';
+import { type Db, writeError } from './open.js';
 
 export interface Note {
   id: number;
@@ -29,10 +29,14 @@ export function addNote(db: Db, note: { content: string; title?: string; tags?: 
   const content = note.content.trim();
   if (!content) throw new Error('A note needs some content.');
   const tags = [...new Set((note.tags ?? []).map((t) => t.trim()).filter(Boolean))];
-  const row = db
-    .prepare('INSERT INTO notes (content, title, tags, created_at) VALUES (?, ?, ?, ?) RETURNING *')
-    .get(content, note.title?.trim() || null, JSON.stringify(tags), Date.now()) as NoteRow;
-  return toNote(row);
+  try {
+    const row = db
+      .prepare('INSERT INTO notes (content, title, tags, created_at) VALUES (?, ?, ?, ?) RETURNING *')
+      .get(content, note.title?.trim() || null, JSON.stringify(tags), Date.now()) as NoteRow;
+    return toNote(row);
+  } catch (error) {
+    throw writeError(db, error);
+  }
 }
 
 /**
@@ -59,5 +63,9 @@ export function listNotes(db: Db, query?: string, limit = 50): Note[] {
 
 /** Removes a note; false when there was none with that id. */
 export function deleteNote(db: Db, id: number): boolean {
-  return db.prepare('DELETE FROM notes WHERE id = ?').run(id).changes > 0;
+  try {
+    return db.prepare('DELETE FROM notes WHERE id = ?').run(id).changes > 0;
+  } catch (error) {
+    throw writeError(db, error);
+  }
 }

@@ -1,9 +1,21 @@
-import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentError, ConfigError, errorMessage } from '../errors.js';
 import { dataDirectory, defaultDatabasePath } from '../paths.js';
-import { migrate, refuseNewerSchema } from './migrations.js';
+import { StoreError, storeError, storeProblem, writeFailure } from './errors.js';
+import { migrate, pendingMigrations, refuseNewerSchema } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -18,50 +30,143 @@ export interface OpenOptions {
  * Opens (creating if needed) the one database file, in WAL mode, migrated to the current schema.
  * Chats hold what people type, so the files are kept private as ssh and gh keep theirs: folders this
  * creates and agent's own data folder are 0700, the database and its -wal and -shm files 0600.
+ *
+ * A database that cannot be written (file mode, read-only folder or mount) is opened read-only, and one on
+ * a full disk without the shared memory WAL needs is opened for this process alone: in both cases with one
+ * notice, so that everything that only reads still works.
  */
 export function openStore(path: string = defaultDatabasePath(), options: OpenOptions = {}): Db {
   const onDisk = path !== ':memory:' && path !== '';
   // POSIX mode bits mean nothing on Windows.
   const posix = process.platform !== 'win32';
   const tightened: Tightened[] = [];
-  let db: Db;
+  let mode: Mode = 'shared';
   try {
     if (onDisk) {
       const folder = dirname(path);
       makeParents(folder);
+      if (!writable(path)) mode = 'read-only';
       // Only agent's own folder is tightened: a --db in a shared folder must not lock others out of it.
-      if (posix && resolve(folder) === resolve(dataDirectory(options.env))) tighten(folder, 0o700, tightened);
-      if (posix) createPrivate(path);
+      else if (posix && resolve(folder) === resolve(dataDirectory(options.env)))
+        tighten(folder, 0o700, tightened);
+      if (posix && mode === 'shared') createPrivate(path);
     }
-    db = new Database(path);
   } catch (error) {
-    throw new ConfigError(
-      `Cannot open the database at ${path}: ${errorMessage(error)}. Set AGENT_DB (or --db) to a writable file path.`,
-      { cause: error },
+    throw cannotOpen(path, error);
+  }
+  try {
+    return setUp(path, mode, tightened, options);
+  } catch (error) {
+    if (mode !== 'shared' || storeProblem(path, error) !== 'full') throw openFailure(path, error);
+  }
+  try {
+    const db = setUp(path, 'alone', tightened, options);
+    options.onNotice?.(
+      `The disk holding ${path} is full: reading works, but nothing is saved until some space is freed.`,
     );
+    return db;
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+}
+
+/** shared: the normal way; read-only: nothing is written; alone: no shared memory, for a full disk. */
+type Mode = 'shared' | 'read-only' | 'alone';
+
+function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOptions): Db {
+  let db: Db;
+  try {
+    db = mode === 'read-only' ? openReadOnly(path) : new Database(path);
+  } catch (error) {
+    throw cannotOpen(path, error);
   }
   try {
     // The busy timeout comes first, so that even switching to WAL waits for another process instead of
-    // failing. WAL lets a reader and a writer work at once.
-    db.pragma('busy_timeout = 5000');
+    // failing. WAL lets readers and a writer work at once; writers queue for as long as this.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Without shared memory, WAL keeps its index in this process's memory (and the file to itself).
+    if (mode === 'alone') db.pragma('locking_mode = EXCLUSIVE');
     // Before WAL mode or permissions change anything: a newer version's database is left as it is.
     refuseNewerSchema(db);
+    if (mode === 'read-only') {
+      if (pendingMigrations(db).length > 0)
+        throw new ConfigError(
+          `The database at ${path} is read-only and was made by an older version of agent: make it writable once so that it can be upgraded.`,
+        );
+      options.onNotice?.(`The database at ${path} is read-only: reading works, but nothing is saved.`);
+      return db;
+    }
     enableWal(db);
     // SQLite gives -wal and -shm the database file's mode; files left more open by an older version
     // are tightened here, now that WAL mode has made them exist.
-    if (onDisk && posix)
+    const onDisk = path !== ':memory:' && path !== '';
+    if (onDisk && process.platform !== 'win32')
       for (const file of [path, `${path}-wal`, `${path}-shm`]) tighten(file, 0o600, tightened);
-    if (tightened.length > 0) options.onNotice?.(tightenedNotice(tightened));
+    if (tightened.length > 0) options.onNotice?.(tightenedNotice(tightened.splice(0)));
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db);
   } catch (error) {
     db.close();
-    throw new ConfigError(`The database at ${path} cannot be used: ${errorMessage(error)}.`, {
-      cause: error,
-    });
+    throw error;
   }
   return db;
+}
+
+/**
+ * WAL needs a -shm file beside the database, which a read-only folder cannot get. When none is there and
+ * no -wal file holds changes, the file is complete: it is read into memory instead, marked as a rollback
+ * journal database (header bytes 18 and 19) since memory has no WAL. Nothing can write it meanwhile.
+ */
+function openReadOnly(path: string): Db {
+  const db = new Database(path, { readonly: true });
+  try {
+    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    return db;
+  } catch (error) {
+    db.close();
+    const wal = `${path}-wal`;
+    if (
+      (error as { code?: string }).code !== 'SQLITE_CANTOPEN' ||
+      (existsSync(wal) && statSync(wal).size > 0)
+    )
+      throw error;
+  }
+  const image = readFileSync(path);
+  if (image.length >= 100) image.fill(1, 18, 20);
+  const copy = new Database(image, { readonly: true });
+  copies.set(copy, path);
+  return copy;
+}
+
+/** Writers wait this long for one another: indexing commits in short batches, so a wait is short. */
+const BUSY_TIMEOUT_MS = 30_000;
+
+/** Whether this process may write the file (and, for WAL's -wal and -shm files, its folder). */
+function writable(path: string): boolean {
+  try {
+    if (existsSync(path)) accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return !(code === 'EACCES' || code === 'EPERM' || code === 'EROFS');
+  }
+}
+
+function cannotOpen(path: string, error: unknown): ConfigError {
+  return new ConfigError(
+    `Cannot open the database at ${path}: ${errorMessage(error)}. Set AGENT_DB (or --db) to a writable file path.`,
+    { cause: error },
+  );
+}
+
+/** Damage and a full disk are said as such (exit 1); anything else makes the file unusable (exit 2). */
+function openFailure(path: string, error: unknown): Error {
+  if (error instanceof AgentError) return error;
+  const explained = storeError(path, error);
+  if (explained instanceof StoreError && explained.problem !== 'io') return explained;
+  return new ConfigError(`The database at ${path} cannot be used: ${errorMessage(error)}.`, { cause: error });
 }
 
 /**
@@ -144,17 +249,11 @@ function enableWal(db: Db): void {
   }
 }
 
-/**
- * A failed write (disk full, read-only file, I/O error) as one line that says what to do; nothing was
- * written, since every write is a single statement or transaction.
- */
+/** The file a database was opened from (an in-memory copy of a read-only file is named ":memory:"). */
+const copies = new WeakMap<Db, string>();
+export const pathOf = (db: Db): string => copies.get(db) ?? db.name;
+
+/** A failed write as one StoreError saying why (full disk, read-only, damaged); nothing was written. */
 export function writeError(db: Db, error: unknown): Error {
-  const code = (error as { code?: string }).code ?? '';
-  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code)) {
-    return new AgentError(
-      `Could not write to the database at ${db.name}: ${errorMessage(error)}. Nothing was saved; free some space or point AGENT_DB elsewhere.`,
-      { cause: error },
-    );
-  }
-  return error instanceof Error ? error : new Error(String(error));
+  return writeFailure(pathOf(db), error);
 }

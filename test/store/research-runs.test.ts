@@ -117,8 +117,8 @@ describe('research runs', () => {
     db.pragma('query_only = ON');
     const save = () => saveRun(db, { question: 'Q', mode: 'model', answer: 'A', costUsd: 0, result: {} });
     expect(save).toThrow(AgentError);
-    expect(save).toThrow(/^Could not write to the database at .*Nothing was saved/);
-    expect(() => deleteRun(db, refunds)).toThrow(/^Could not write to the database/);
+    expect(save).toThrow(/^the database .* is read-only/);
+    expect(() => deleteRun(db, refunds)).toThrow(/^the database .* is read-only/);
     expect(listRuns(db)).toHaveLength(3);
   });
 });

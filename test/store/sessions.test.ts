@@ -188,7 +188,7 @@ describe('chat sessions store', () => {
     db.pragma('query_only = ON');
     expect(() =>
       saveExchange(db, undefined, 'r', { provider: 'openai', model: 'm', messages: exchange('q', 'a') }),
-    ).toThrow(/^Could not write to the database at .*Nothing was saved/);
+    ).toThrow(/^the database .* is read-only/);
     expect(listSessions(db)).toEqual([]);
   });
 });

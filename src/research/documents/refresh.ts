@@ -1,11 +1,16 @@
 import { AbortedError } from '../../errors.js';
-import type { Db } from '../../store/open.js';
+import { StoreError, storeError } from '../../store/errors.js';
+import { repairIndex } from '../../store/health.js';
+import { type Db, pathOf } from '../../store/open.js';
+import { takeLease } from './lease.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile, reasonOf } from './read.js';
 import { type ContentFile, listContentFiles, type SkippedFile } from './walk.js';
 
 // Brings the index of one content folder up to date. A file is read again only when its modification
 // time, size or path changed; one that cannot be read is skipped (and tried again next run), never fatal.
+// One process indexes a folder at a time (see lease.ts); the files are read outside any transaction and
+// written in short ones, so other processes (a chat saving, a reader) wait at most one batch.
 
 export interface RefreshStats {
   added: number;
@@ -14,6 +19,12 @@ export interface RefreshStats {
   unchanged: number;
   /** Files left out this run and why, each once; paths are under the content folder. */
   skipped: SkippedFile[];
+}
+
+export interface RefreshOptions {
+  signal?: AbortSignal;
+  /** Told, in one line, when the index is used as it is (read-only database) or was rebuilt. */
+  onNotice?: (message: string) => void;
 }
 
 interface Indexed {
@@ -30,16 +41,64 @@ interface ReadFile {
   passages: Passage[];
 }
 
-/** Read files are written in batches of this many characters: one transaction each, bounded memory. */
-const BATCH_CHARS = 8_000_000;
+/** Read files are written in batches of this many characters: each a short transaction, bounded memory. */
+const BATCH_CHARS = 2_000_000;
 
 /** Ctrl-C (`signal`) stops between files and inside a PDF; what was written before stays written. */
 export async function refreshIndex(
   db: Db,
   root: string,
-  options: { signal?: AbortSignal } = {},
+  options: RefreshOptions = {},
 ): Promise<RefreshStats> {
-  const { signal } = options;
+  if (db.readonly) {
+    options.onNotice?.('The database is read-only: the document index is used as it is, without updating.');
+    return asIndexed(db, root, []);
+  }
+  try {
+    return await refreshOnce(db, root, options);
+  } catch (error) {
+    const explained = storeError(pathOf(db), error);
+    if (!(explained instanceof StoreError) || explained.problem !== 'damaged' || !repairIndex(db))
+      throw explained;
+    options.onNotice?.(
+      `The document index in ${pathOf(db)} was damaged: it was cleared and is being rebuilt from the files.`,
+    );
+    return refreshOnce(db, root, options);
+  }
+}
+
+async function refreshOnce(db: Db, root: string, options: RefreshOptions): Promise<RefreshStats> {
+  const askedAt = Date.now();
+  const lease = await takeLease(db, root, { signal: options.signal });
+  try {
+    // Another process brought the folder up to date, walking it after this one asked: nothing to redo.
+    const done = db.prepare('SELECT walked_at, skipped FROM indexed_roots WHERE root = ?').get(root) as
+      | { walked_at: number; skipped: string }
+      | undefined;
+    if (done && done.walked_at >= askedAt)
+      return asIndexed(db, root, JSON.parse(done.skipped) as SkippedFile[]);
+    const stats = await update(db, root, options.signal);
+    db.prepare(
+      `INSERT INTO indexed_roots (root, walked_at, skipped) VALUES (?, ?, ?)
+       ON CONFLICT (root) DO UPDATE SET walked_at = excluded.walked_at, skipped = excluded.skipped`,
+    ).run(root, lease.takenAt, JSON.stringify(stats.skipped));
+    return stats;
+  } finally {
+    try {
+      lease.release();
+    } catch {
+      // Left behind, it is recognised as this process's once the process has ended.
+    }
+  }
+}
+
+/** The index as it stands, reported as a refresh that found nothing to change. */
+function asIndexed(db: Db, root: string, skipped: SkippedFile[]): RefreshStats {
+  const unchanged = db.prepare('SELECT count(*) FROM documents WHERE root = ?').pluck().get(root) as number;
+  return { added: 0, updated: 0, removed: 0, unchanged, skipped };
+}
+
+async function update(db: Db, root: string, signal: AbortSignal | undefined): Promise<RefreshStats> {
   const { files, skipped } = listContentFiles(root);
   const known = new Map(
     (
@@ -52,25 +111,38 @@ export async function refreshIndex(
   );
   const stats: RefreshStats = { added: 0, updated: 0, removed: 0, unchanged: 0, skipped };
 
+  const current = db.prepare('SELECT path, mtime_ms, size FROM documents WHERE root = ? AND slug = ?');
   const upsert = db.prepare(
     `INSERT INTO documents (root, slug, path, title, body, mtime_ms, size) VALUES (@root, @slug, @path, @title, @body, @mtime, @size)
      ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title, body = excluded.body,
        mtime_ms = excluded.mtime_ms, size = excluded.size
      RETURNING id`,
   );
-  const clearPassages = db.prepare('DELETE FROM passages WHERE document_id = ?');
-  // One statement per document: FTS5 flushes its pending terms at the end of every statement a trigger
-  // writes in, so a row at a time indexes two to three times slower.
-  const insertPassages = db.prepare(
-    `INSERT INTO passages (document_id, ordinal, heading_path, start_offset, end_offset, text)
-     SELECT ?, key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+  const clearPassages = db.prepare(
+    'DELETE FROM passage_spans WHERE document_id = (SELECT id FROM documents WHERE root = ? AND slug = ?)',
+  );
+  const firstId = db.prepare('SELECT coalesce(max(id), 0) + 1 FROM passage_spans').pluck();
+  // One statement per document and table: FTS5 indexes a statement's rows together, several times faster
+  // than a row at a time. Ids are given here, so a document's passages have consecutive ids.
+  const insertSpans = db.prepare(
+    `INSERT INTO passage_spans (id, document_id, ordinal, heading_path, start_offset, end_offset)
+     SELECT @first + key, @document, key, value ->> 0, value ->> 1, value ->> 2 FROM json_each(@spans)`,
+  );
+  const insertText = db.prepare(
+    `INSERT INTO passages_fts (rowid, text, heading_path)
+     SELECT @first + key, value ->> 0, value ->> 1 FROM json_each(@texts)`,
   );
   const remove = db.prepare('DELETE FROM documents WHERE id = ?');
 
   // A document and its passages are written in one transaction, so no reader sees one without the other.
+  // A file that another process indexed meanwhile (same path, time and size) is not written twice.
   const write = db.transaction((batch: ReadFile[], gone: number[]) => {
     for (const id of gone) remove.run(id);
     for (const { file, title, body, passages } of batch) {
+      const now = current.get(root, file.slug) as Omit<Indexed, 'id'> | undefined;
+      if (now && now.mtime_ms === file.mtimeMs && now.size === file.size && now.path === file.path) continue;
+      // Passages go first, while the text they were made from is still the stored one.
+      clearPassages.run(root, file.slug);
       const { id } = upsert.get({
         root,
         slug: file.slug,
@@ -80,8 +152,14 @@ export async function refreshIndex(
         mtime: file.mtimeMs,
         size: file.size,
       }) as { id: number };
-      clearPassages.run(id);
-      insertPassages.run(id, JSON.stringify(passages.map((p) => [p.headingPath, p.start, p.end, p.text])));
+      const first = firstId.get() as number;
+      const at = characterOffsets(body);
+      insertSpans.run({
+        first,
+        document: id,
+        spans: JSON.stringify(passages.map((p) => [p.headingPath, at(p.start), at(p.end)])),
+      });
+      insertText.run({ first, texts: JSON.stringify(passages.map((p) => [p.text, p.headingPath])) });
     }
   });
 
@@ -89,7 +167,7 @@ export async function refreshIndex(
   let batchChars = 0;
   const gone: number[] = [];
   const flush = () => {
-    write(batch, gone.splice(0));
+    if (batch.length > 0 || gone.length > 0) write.immediate(batch, gone.splice(0));
     batch = [];
     batchChars = 0;
   };
@@ -124,4 +202,20 @@ export async function refreshIndex(
   }
   flush();
   return stats;
+}
+
+/**
+ * JavaScript string indices as SQLite counts text (code points, so substr finds the same passage): the
+ * same numbers unless the text has characters beyond the Basic Multilingual Plane (emoji, some CJK).
+ */
+function characterOffsets(text: string): (index: number) => number {
+  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
+  const pairsBefore = new Uint32Array(text.length + 1);
+  for (let i = 1; i <= text.length; i++) {
+    const low = text.charCodeAt(i - 1);
+    const high = i >= 2 ? text.charCodeAt(i - 2) : 0;
+    const closesPair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+    pairsBefore[i] = pairsBefore[i - 1]! + (closesPair ? 1 : 0);
+  }
+  return (i) => i - pairsBefore[i]!;
 }

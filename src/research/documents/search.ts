@@ -1,4 +1,5 @@
 import { ftsQuery } from '../../store/fts.js';
+import { readIndex } from '../../store/health.js';
 import type { Db } from '../../store/open.js';
 
 // Full-text search (SQLite FTS5, BM25) over whole documents and over their passages.
@@ -37,23 +38,42 @@ export function queryTerms(text: string): string[] {
   return [...new Set(words.map((w) => w.replace(/^\$/, '')).filter((w) => w && !STOPWORDS.has(w)))];
 }
 
+// A word in a passage's heading path counts twice a word in its text: "Hotels > London" is what it is about.
+const PASSAGE_BM25 = 'bm25(passages_fts, 1.0, 2.0)'; // columns: text, heading_path
+
 export interface SearchHit extends DocumentInfo {
   score: number;
 }
 
-/** BM25 over title and body (a title match counts five times), best first. */
+/**
+ * Documents by BM25: a title match counts five times, and the body's score is that of its best passage
+ * (the text is indexed once, as passages). Best first.
+ */
 export function searchDocuments(db: Db, root: string, query: string, limit = 5): SearchHit[] {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
-  return db
-    .prepare(
-      // CROSS JOIN keeps the full-text index as the outer loop; otherwise SQLite may walk every
-      // document of the folder and run the MATCH once per row.
-      `SELECT d.slug, d.title, d.path, -bm25(documents_fts, 5.0, 1.0) AS score
-       FROM documents_fts CROSS JOIN documents d ON d.id = documents_fts.rowid
-       WHERE documents_fts MATCH ? AND d.root = ? ORDER BY bm25(documents_fts, 5.0, 1.0) LIMIT ?`,
-    )
-    .all(ftsQuery(terms, 'OR'), root, limit) as SearchHit[];
+  return readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          // CROSS JOIN keeps each full-text index as the outer loop; otherwise SQLite may walk every
+          // document of the folder and run the MATCH once per row.
+          `WITH hits AS MATERIALIZED (
+         SELECT rowid AS id, -${PASSAGE_BM25} AS score FROM passages_fts WHERE passages_fts MATCH @match
+       ), body AS (
+         SELECT p.document_id AS id, max(h.score) AS score
+         FROM hits h CROSS JOIN passage_spans p ON p.id = h.id GROUP BY p.document_id
+       ), title AS MATERIALIZED (
+         SELECT rowid AS id, -5.0 * bm25(documents_fts) AS score FROM documents_fts WHERE documents_fts MATCH @match
+       ), scores AS (
+         SELECT id, sum(score) AS score FROM (SELECT * FROM body UNION ALL SELECT * FROM title) GROUP BY id
+       )
+       SELECT d.slug, d.title, d.path, s.score FROM scores s CROSS JOIN documents d ON d.id = s.id
+       WHERE d.root = @root ORDER BY s.score DESC, d.slug LIMIT @limit`,
+        )
+        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as SearchHit[],
+  );
 }
 
 export interface PassageHit extends DocumentInfo {
@@ -62,9 +82,6 @@ export interface PassageHit extends DocumentInfo {
   text: string;
   score: number;
 }
-
-// A word in a passage's heading path counts twice a word in its text: "Hotels > London" is what it is about.
-const PASSAGE_BM25 = 'bm25(passages_fts, 2.0, 1.0)';
 
 /**
  * BM25 over the passages of every document in the folder, best first. The full-text index ranks on its
@@ -81,16 +98,20 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
   const ranked = onlyRoot
     ? `SELECT rowid AS id, ${PASSAGE_BM25} AS rank FROM passages_fts WHERE passages_fts MATCH @match ORDER BY rank LIMIT @limit`
     : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
-       FROM passages_fts CROSS JOIN passages p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
+       FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
        WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
-  return db
-    .prepare(
-      `WITH best AS (${ranked})
+  return readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          `WITH best AS (${ranked})
        SELECT d.slug, d.title, d.path, p.ordinal, p.heading_path AS headingPath, p.text, -best.rank AS score
        FROM best JOIN passages p ON p.id = best.id JOIN documents d ON d.id = p.document_id
        ORDER BY best.rank`,
-    )
-    .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageHit[];
+        )
+        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageHit[],
+  );
 }
 
 /**
@@ -99,9 +120,13 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
  * early, and a passage that several queries find comes before one that only one of them finds.
  */
 export function rankPassages(db: Db, documentId: number, queries: string[]): number[] {
+  return readIndex(db, () => rankPassagesOf(db, documentId, queries));
+}
+
+function rankPassagesOf(db: Db, documentId: number, queries: string[]): number[] {
   const ordinals = new Map(
     (
-      db.prepare('SELECT id, ordinal FROM passages WHERE document_id = ?').all(documentId) as {
+      db.prepare('SELECT id, ordinal FROM passage_spans WHERE document_id = ?').all(documentId) as {
         id: number;
         ordinal: number;
       }[]
@@ -130,4 +155,44 @@ export function rankPassages(db: Db, documentId: number, queries: string[]): num
     }
   }
   return [...total.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([ordinal]) => ordinal);
+}
+
+/**
+ * A document's passages with their text, cut from its body here: through the passages view SQLite would
+ * read the whole body once per passage. Offsets are stored in code points (see refresh.ts).
+ */
+export function documentPassages(
+  db: Db,
+  documentId: number,
+  body: string,
+): { ordinal: number; headingPath: string; text: string }[] {
+  const rows = readIndex(
+    db,
+    () =>
+      db
+        .prepare(
+          'SELECT ordinal, heading_path AS headingPath, start_offset AS start, end_offset AS end FROM passage_spans WHERE document_id = ? ORDER BY ordinal',
+        )
+        .all(documentId) as { ordinal: number; headingPath: string; start: number; end: number }[],
+  );
+  const at = stringIndices(body);
+  return rows.map((r) => ({
+    ordinal: r.ordinal,
+    headingPath: r.headingPath,
+    text: body.slice(at(r.start), at(r.end)),
+  }));
+}
+
+/** Code point offsets as JavaScript string indices: the same unless the text has surrogate pairs. */
+function stringIndices(text: string): (codePoint: number) => number {
+  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
+  const indices: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    indices.push(i);
+    const c = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+  }
+  indices.push(text.length);
+  return (cp) => indices[cp] ?? text.length;
 }

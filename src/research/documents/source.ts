@@ -1,7 +1,7 @@
 import type { Db } from '../../store/open.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
-import { queryTerms, rankPassages } from './search.js';
+import { documentPassages, queryTerms, rankPassages } from './search.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -45,11 +45,7 @@ export function documentSource(
   const { title, path } = doc;
   if (doc.body.length <= budget) return { text: doc.body, excerpted: false, title, path };
 
-  const passages = db
-    .prepare(
-      'SELECT ordinal, heading_path AS headingPath, text FROM passages WHERE document_id = ? ORDER BY ordinal',
-    )
-    .all(doc.id) as Row[];
+  const passages: Row[] = documentPassages(db, doc.id, doc.body);
   return { ...excerpt(passages, rankPassages(db, doc.id, queries), title, doc.body, budget), title, path };
 }
 

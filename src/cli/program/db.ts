@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+
+export function addDbCommand(program: Command): void {
+  const db = program
+    .command('db')
+    .description('Check the database file, or copy what can still be read out of a damaged one.');
+  db.command('check')
+    .description("Run SQLite's integrity check on the database and say what, if anything, is damaged.")
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 when the database is sound, 1 when something in it is damaged.
+
+Examples:
+  agent db check
+  agent --db ~/old.db db check --json`,
+    )
+    .action(async (options, command: Command) => {
+      const { runDbCheck } = await import('../commands/db.js');
+      runDbCheck({ ...options, db: command.optsWithGlobals().db });
+    });
+  db.command('recover')
+    .description(
+      'Copy every row that can still be read (reports, notes, chats, the cost ledger) into a new database file.',
+    )
+    .requiredOption('--to <file>', 'the new database file to write (must not exist yet)')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+The document index is not copied: the next research run makes it again from your files. To go on with
+the copy, point agent at it: AGENT_DB=<file> (or --db <file>), or move it over the damaged file.
+
+Examples:
+  agent db recover --to ~/agent-recovered.db
+  agent --db ~/damaged.db db recover --to ~/agent.db --json`,
+    )
+    .action(async (options, command: Command) => {
+      const { runDbRecover } = await import('../commands/db.js');
+      runDbRecover({ ...options, db: command.optsWithGlobals().db });
+    });
+}
