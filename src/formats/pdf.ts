@@ -1,5 +1,6 @@
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { FormatError } from './errors.js';
+import { escapeMarkdownLine } from './escape.js';
 import {
   type HeadedLine,
   markSizeHeadings,
@@ -9,7 +10,7 @@ import {
 } from './pdf/headings.js';
 import { pageLines, type TextPiece } from './pdf/layout.js';
 import { assetPaths, loadPdfJs } from './pdf/load.js';
-import { cleanLine, escapeMarkdownLine, joinHyphenated, vocabulary } from './pdf/words.js';
+import { cleanLine, joinHyphenated, vocabulary } from './pdf/words.js';
 
 export type { TextPiece };
 

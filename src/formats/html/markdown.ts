@@ -1,4 +1,5 @@
 import type { HTMLElement, Node } from 'node-html-parser';
+import { escapeMarkdownLine } from '../escape.js';
 import { BLOCK_TAGS, elementChildren, isElement, tagOf } from './dom.js';
 import { isDataTable, pipeTable, rowCells, tableRows } from './tables.js';
 
@@ -27,6 +28,7 @@ function tidyLines(text: string): string {
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
     .filter(Boolean)
+    .map(escapeMarkdownLine)
     .join('\n');
 }
 

@@ -57,11 +57,3 @@ export function joinHyphenated(lines: string[], words: Set<string>): string[] {
   }
   return out;
 }
-
-/**
- * A line of extracted text written so Markdown does not read it as structure: a leading `#` (a shell
- * comment, a numbered output line) or a line of `=` or `-` would otherwise become a heading.
- */
-export function escapeMarkdownLine(line: string): string {
-  return /^\s{0,3}(?:#{1,6}(?:\s|$)|=+\s*$|-{2,}\s*$)/.test(line) ? `\\${line.trimStart()}` : line;
-}
