@@ -4,6 +4,7 @@ import { AgentError } from '../errors.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
 import { addNotesCommand } from './program/notes.js';
+import { addReadCommand } from './program/read.js';
 import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   addSessionsCommand(program);
   addCostCommand(program);
   addNotesCommand(program);
+  addReadCommand(program);
 
   return program;
 }

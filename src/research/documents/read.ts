@@ -37,11 +37,12 @@ export interface DocumentText {
 
 /**
  * Reads a document file of a supported format. Throws FormatError with the reason it cannot be used.
- * `size`: the file's size, when the caller has just read it from the file system.
+ * `size`: the file's size, when the caller has just read it from the file system. `maxChars`: a PDF is
+ * read only until its text is this long.
  */
 export async function readDocumentFile(
   path: string,
-  options: { size?: number; signal?: AbortSignal } = {},
+  options: { size?: number; signal?: AbortSignal; maxChars?: number } = {},
 ): Promise<DocumentText> {
   let { size } = options;
   let data: Buffer;
@@ -63,7 +64,7 @@ export async function readDocumentFile(
   let read: DocumentText;
   if (ext === '.pdf') {
     // Its headings come from the PDF's outline or type sizes: `#` in its text is escaped, never one.
-    const pdf = await readPdf(data, { signal: options.signal });
+    const pdf = await readPdf(data, { signal: options.signal, maxChars: options.maxChars });
     read = { title: pdf.title, text: formatPdfText(pdf.pages), kind: 'pdf', pages: pdf.pageCount };
   } else if (ext === '.docx') {
     const { readDocx } = await import('../../formats/docx.js');
