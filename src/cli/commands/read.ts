@@ -10,8 +10,8 @@ import {
   readDocumentFile,
   reasonOf,
 } from '../../research/documents/read.js';
-import { checkUrl } from '../../tools/net/safe-fetch.js';
 import { parseAllowHosts } from '../../tools/net/address-policy.js';
+import { checkUrl } from '../../tools/net/safe-fetch.js';
 import { readPage } from '../../tools/read-url.js';
 import { ToolError } from '../../tools/tool.js';
 
@@ -107,5 +107,3 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
   const note = read.note ? `${read.note}\n\n` : '';
   process.stdout.write(`${head}${note}${text}\n`);
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
