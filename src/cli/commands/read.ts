@@ -101,8 +101,8 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
     return;
   }
   // Title first, unless the text already opens with it as its heading.
-  const opensWithTitle =
-    read.title !== null && new RegExp(`^#{1,6} ${escape(read.title)}\\s*(?:\\n|$)`).test(text);
+  const first = text.split('\n', 1)[0]!;
+  const opensWithTitle = /^#{1,6} /.test(first) && first.replace(/^#+ /, '').trim() === read.title;
   const head = read.title && !opensWithTitle ? `# ${read.title}\n\n` : '';
   const note = read.note ? `${read.note}\n\n` : '';
   process.stdout.write(`${head}${note}${text}\n`);
