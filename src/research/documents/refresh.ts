@@ -1,5 +1,6 @@
 import { AbortedError } from '../../errors.js';
 import type { Db } from '../../store/open.js';
+import { forgetOlderReads } from './extractor.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile, reasonOf } from './read.js';
 import { type ContentFile, listContentFiles, type SkippedFile } from './walk.js';
@@ -40,6 +41,7 @@ export async function refreshIndex(
   options: { signal?: AbortSignal } = {},
 ): Promise<RefreshStats> {
   const { signal } = options;
+  forgetOlderReads(db);
   const { files, skipped } = listContentFiles(root);
   const known = new Map(
     (
