@@ -101,7 +101,8 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
     return;
   }
   // Title first, unless the text already opens with it as its heading.
-  const first = text.split('\n', 1)[0]!;
+  // A PDF's first line is its page marker: the line after it is the one to compare.
+  const first = text.replace(/^\[Page 1\]\n/, '').split('\n', 1)[0]!;
   const opensWithTitle = /^#{1,6} /.test(first) && first.replace(/^#+ /, '').trim() === read.title;
   const head = read.title && !opensWithTitle ? `# ${read.title}\n\n` : '';
   const note = read.note ? `${read.note}\n\n` : '';

@@ -224,14 +224,21 @@ export function pageLines(items: TextPiece[]): Line[] {
       left = [];
       right = [];
     };
+    let spanning = false;
     for (const row of rows) {
       if (row.some((s) => s.x < gutter && s.endX > gutter)) {
-        flush();
-        const line = joinSegments(row, ++block);
+        // Consecutive rows across the gutter (a title, an abstract) are one block.
+        if (!spanning) {
+          flush();
+          block++;
+        }
+        spanning = true;
+        const line = joinSegments(row, block);
         if (line) raw.push(line);
-        block++;
         continue;
       }
+      if (spanning) block++;
+      spanning = false;
       const l = joinSegments(
         row.filter((s) => s.endX <= gutter),
         block,
