@@ -6,6 +6,7 @@ import { addCostCommand } from './program/cost.js';
 import { addDbCommand } from './program/db.js';
 import { addNotesCommand } from './program/notes.js';
 import { nonEmpty } from './program/options.js';
+import { addReadCommand } from './program/read.js';
 import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   addSessionsCommand(program);
   addCostCommand(program);
   addNotesCommand(program);
+  addReadCommand(program);
   addDbCommand(program);
 
   return program;

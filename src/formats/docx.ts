@@ -18,8 +18,18 @@ const OPTIONS = {
   convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
   // A document may link images to other files (file:///…); never follow those links.
   externalFileAccess: false,
-  // Word's Title style is the document's own heading (mammoth reads it as a plain paragraph).
-  styleMap: ["p[style-name='Title'] => h1:fresh"],
+  // Word's Title style is the document's own heading (mammoth reads it as a plain paragraph). Code
+  // and definition lists have no built-in Word structure: these are the paragraph styles Word, pandoc
+  // and LibreOffice use for them, so code stays a fenced block and a term stays with its definition.
+  styleMap: [
+    "p[style-name='Title'] => h1:fresh",
+    ...['Source Code', 'Code', 'Code Block', 'HTML Preformatted', 'Plain Text', 'Preformatted Text'].map(
+      (name) => `p[style-name='${name}'] => pre:separator('\\n')`,
+    ),
+    "r[style-name='Verbatim Char'] => code",
+    "p[style-name='Definition Term'] => dl > dt:fresh",
+    "p[style-name='Definition'] => dl > dd:fresh",
+  ],
 };
 
 /** The first heading of Markdown text, outside code blocks. */

@@ -1,40 +1,47 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { FormatError } from './errors.js';
+import { escapeMarkdownLine } from './escape.js';
+import {
+  type HeadedLine,
+  markSizeHeadings,
+  placeBookmarks,
+  readOutline,
+  titleBySize,
+} from './pdf/headings.js';
+import { pageLines, type TextPiece } from './pdf/layout.js';
+import { assetPaths, loadPdfJs } from './pdf/load.js';
+import { cleanLine, joinHyphenated, vocabulary } from './pdf/words.js';
+
+export type { TextPiece };
 
 export interface PdfText {
-  /** From the document's metadata (XMP dc:title, else Info Title), when it names the document. */
+  /**
+   * The metadata title (XMP dc:title, else Info Title) when it names the document, else the largest
+   * line of the first page when it stands out, else a heading on that page.
+   */
   title?: string;
-  /** The text of each page in reading order: lines, with a blank line between paragraphs. */
+  /** Each page read, in reading order, as Markdown: headings, lines, a blank line between paragraphs. */
   pages: string[];
+  /** Pages in the document; more than `pages.length` when reading stopped early. */
+  pageCount: number;
+  /** Why reading stopped before the last page: enough text for the caller, or its time budget spent. */
+  stopped?: 'enough' | 'time';
+}
+
+export interface ReadPdfOptions {
+  signal?: AbortSignal;
+  /** Stop after the page that brings the text to this many characters. */
+  maxChars?: number;
+  /** Stop after this many milliseconds, with the pages read by then. */
+  timeBudgetMs?: number;
 }
 
 export const PDF_ENCRYPTED = 'The PDF is encrypted (password-protected), so its text cannot be read.';
 export const PDF_NO_TEXT = 'The PDF has no text layer (scanned or image-only); it would need OCR.';
 const damaged = (why: string) => `The PDF is damaged or incomplete: ${why.replace(/\.$/, '')}.`;
 
-/** The part of a pdf.js text item this module reads (marked-content items have no `str`). */
-export type TextPiece = Pick<TextItem, 'str' | 'dir' | 'transform' | 'width' | 'height' | 'hasEOL'>;
-
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjs: Promise<PdfJs> | undefined;
-// Loaded on first use: pdf.js is large, and most commands never read a PDF.
-const loadPdfJs = () => {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  return pdfjs;
-};
-
-// CJK fonts need Adobe's CMaps and the 14 standard fonts need their metrics; pdf.js reads both from disk
-// in Node (a path with a trailing slash), and only when a document uses them.
-let assets: { cMapUrl: string; standardFontDataUrl: string } | undefined;
-function assetPaths() {
-  if (!assets) {
-    const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-    assets = { cMapUrl: `${join(root, 'cmaps')}/`, standardFontDataUrl: `${join(root, 'standard_fonts')}/` };
-  }
-  return assets;
-}
+/** Pages asked for at once: pdf.js answers several requests in one pass of its message loop. */
+const CONCURRENT_PAGES = 4;
 
 /** Titles that authoring tools write for every document: not a name for this one. */
 function usableTitle(raw: unknown): string | undefined {
@@ -54,92 +61,49 @@ function usableTitle(raw: unknown): string | undefined {
   return title;
 }
 
-interface Line {
-  text: string;
-  y: number;
-  height: number;
-  endX: number;
-}
-
-/**
- * Joins pdf.js text items into lines: a new line where pdf.js marks an end of line, where the baseline
- * moves by more than half the text height, or where left-to-right text jumps back to the left.
- */
-function toLines(items: TextPiece[]): Line[] {
-  const lines: Line[] = [];
-  let current: Line | undefined;
-  let breakNext = true;
-  for (const item of items) {
-    if (!item.str) {
-      breakNext ||= item.hasEOL;
-      continue;
-    }
-    const x = item.transform[4] ?? 0;
-    const y = item.transform[5] ?? 0;
-    const height = item.height || Math.hypot(item.transform[2] ?? 0, item.transform[3] ?? 0);
-    const sameLine =
-      current !== undefined &&
-      !breakNext &&
-      Math.abs(y - current.y) <= Math.max(current.height, height) / 2 &&
-      (item.dir === 'rtl' || x >= current.endX - Math.max(height, 1));
-    if (current && sameLine) {
-      // pdf.js sends spaces as items of their own; add one only where a visible gap has none.
-      const gap = x - current.endX;
-      if (gap > height * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) current.text += ' ';
-      current.text += item.str;
-      current.height = Math.max(current.height, height);
-    } else {
-      current = { text: item.str, y, height, endX: x };
-      lines.push(current);
-    }
-    current.endX = x + item.width;
-    breakNext = item.hasEOL;
-  }
-  return lines;
-}
-
-/** The most common line spacing on the page (to half a point; the smaller on a tie), 0 with one line. */
-function usualGap(lines: Line[]): number {
-  const counts = new Map<number, number>();
-  for (const [i, line] of lines.entries()) {
-    const gap = i > 0 ? Math.round((lines[i - 1]!.y - line.y) * 2) / 2 : 0;
-    if (gap > 0) counts.set(gap, (counts.get(gap) ?? 0) + 1);
-  }
-  let usual = 0;
-  let most = 0;
-  for (const [gap, count] of counts) {
-    if (count > most || (count === most && gap < usual)) [usual, most] = [gap, count];
-  }
-  return usual;
-}
-
-/**
- * The page's text: lines in order, a blank line where the gap to the next line is clearly wider than the
- * page's usual line spacing (a paragraph), or where the text jumps back up (a new column or block).
- */
-export function pageText(items: TextPiece[]): string {
-  const lines = toLines(items)
-    .map((l) => ({ ...l, text: l.text.replace(/[^\S\n]+/g, ' ').trim() }))
-    .filter((l) => l.text);
-  const usual = usualGap(lines);
+/** One page's lines as Markdown: headings with `#`, other lines escaped so none reads as structure. */
+function renderPage(lines: HeadedLine[]): string {
   let out = '';
   for (const [i, line] of lines.entries()) {
-    const prev = lines[i - 1];
-    if (prev) {
-      const gap = prev.y - line.y;
-      const paragraph = gap < 0 || gap > Math.max(usual * 1.3, Math.min(prev.height, line.height) * 1.5);
-      out += paragraph ? '\n\n' : '\n';
-    }
-    out += line.text;
+    if (i > 0) out += line.heading || line.paragraph || lines[i - 1]!.heading ? '\n\n' : '\n';
+    out += line.heading ? `${'#'.repeat(line.heading)} ${line.text}` : escapeMarkdownLine(line.text);
   }
   return out;
 }
 
+const linesOf = (items: TextPiece[]): HeadedLine[] =>
+  pageLines(items).map((l) => ({ ...l, text: cleanLine(l.text) }));
+
+/** The page's text from pdf.js text items: lines in reading order, blank lines between paragraphs. */
+export function pageText(items: TextPiece[]): string {
+  return renderPage(linesOf(items));
+}
+
+/** Hyphenated line ends joined on each page, with the whole document's words as the judge. */
+function joinWords(pages: HeadedLine[][]): void {
+  const words = vocabulary(pages.flatMap((lines) => lines.map((l) => l.text)));
+  for (const lines of pages) {
+    const texts = joinHyphenated(
+      lines.map((l) => l.text),
+      words,
+    );
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (texts[i]!.trim()) lines[i]!.text = texts[i]!;
+      else {
+        // A line that was only the rest of a word: the next line keeps its paragraph break.
+        if (lines[i + 1]) lines[i + 1]!.paragraph ||= lines[i]!.paragraph;
+        lines.splice(i, 1);
+      }
+    }
+  }
+}
+
 /**
- * Reads the text of a PDF, page by page. Throws a FormatError that says whether the file is encrypted,
- * damaged or incomplete, or has no text to read.
+ * Reads the text of a PDF, page by page, pages in order (or the first pages, when `maxChars` or
+ * `timeBudgetMs` stop it early). Throws a FormatError that says whether the file is encrypted, damaged
+ * or incomplete, or has no text to read.
  */
-export async function readPdf(data: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<PdfText> {
+export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): Promise<PdfText> {
   if (data.length === 0) throw new FormatError(damaged('the file is empty (0 bytes)'));
   const { getDocument } = await loadPdfJs();
   options.signal?.throwIfAborted();
@@ -162,23 +126,52 @@ export async function readPdf(data: Uint8Array, options: { signal?: AbortSignal 
       if (name === 'PasswordException') throw new FormatError(PDF_ENCRYPTED);
       throw new FormatError(damaged(message || name));
     }
-    const pages: string[] = [];
-    try {
-      for (let n = 1; n <= doc.numPages; n++) {
+    const started = performance.now();
+    const lines: HeadedLine[][] = [];
+    let chars = 0;
+    let read = 0; // pages read so far, counted in order
+    let stopped: PdfText['stopped'];
+    let next = 1;
+    const worker = async () => {
+      while (next <= doc.numPages && !stopped) {
         options.signal?.throwIfAborted();
+        const n = next++;
         const page = await doc.getPage(n);
-        const content = await page.getTextContent();
-        pages.push(pageText(content.items.filter((i): i is TextItem => 'str' in i)));
+        // Ligatures are spelled out by cleanLine, which is cheaper than pdf.js's normalisation of every item.
+        const content = await page.getTextContent({ disableNormalization: true });
+        lines[n - 1] = linesOf(content.items.filter((i): i is TextItem => 'str' in i));
         page.cleanup();
+        for (; lines[read]; read++) for (const l of lines[read]!) chars += l.text.length + 1;
+        if (options.maxChars !== undefined && chars >= options.maxChars) stopped ??= 'enough';
+        if (options.timeBudgetMs !== undefined && performance.now() - started > options.timeBudgetMs)
+          stopped ??= 'time';
       }
+    };
+    try {
+      await Promise.all(Array.from({ length: CONCURRENT_PAGES }, worker));
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new FormatError(damaged((error as Error).message));
     }
-    if (!pages.some((p) => /[\p{L}\p{N}]/u.test(p))) throw new FormatError(PDF_NO_TEXT);
+    const pages = lines.slice(0, read);
+    if (!pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text)))) throw new FormatError(PDF_NO_TEXT);
+    const largest = titleBySize(pages);
+    const bookmarks = await readOutline(doc);
+    if (bookmarks.length) placeBookmarks(pages, bookmarks);
+    else markSizeHeadings(pages);
+    joinWords(pages);
     const { info, metadata } = await doc.getMetadata().catch(() => ({ info: {}, metadata: null }));
-    const title = usableTitle(metadata?.get('dc:title')) ?? usableTitle((info as { Title?: unknown }).Title);
-    return title ? { title, pages } : { pages };
+    const title =
+      usableTitle(metadata?.get('dc:title')) ??
+      usableTitle((info as { Title?: unknown }).Title) ??
+      largest ??
+      pages.find((lines) => lines.length)?.find((l) => l.heading)?.text;
+    return {
+      ...(title ? { title } : {}),
+      pages: pages.map(renderPage),
+      pageCount: doc.numPages,
+      ...(stopped && read < doc.numPages ? { stopped } : {}),
+    };
   } finally {
     await task.destroy();
   }

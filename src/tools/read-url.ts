@@ -9,10 +9,24 @@ export const MAX_TEXT_CHARS = 8000;
 /** A PDF cut short cannot be parsed, so PDFs are read whole, up to this size, or refused. */
 export const PDF_MAX_BYTES = 10 * 1024 * 1024;
 
+/** A PDF read for read_url stops after this long, with the pages read by then. */
+export const PDF_TIME_BUDGET_MS = 15_000;
+
 export interface Page {
   url: string;
   title: string;
   text: string;
+  kind: 'pdf' | 'html' | 'text';
+  /** A PDF's page count. */
+  pages?: number;
+  /** Said before the text: how much of a long PDF was read, when not all of it. */
+  note?: string;
+}
+
+/** How much of a PDF to read: read_url stops once it has more text than it can return. */
+export interface PdfLimits {
+  maxChars?: number;
+  timeBudgetMs?: number;
 }
 
 /** The charset from the Content-Type header, else from a meta tag near the top, else UTF-8. */
@@ -52,10 +66,24 @@ const firstLine = (pages: string[]) =>
     ?.trim()
     .slice(0, 200) ?? '';
 
-async function pdfPage(fetched: Fetched, signal?: AbortSignal): Promise<Page> {
+async function pdfPage(fetched: Fetched, signal?: AbortSignal, limits: PdfLimits = {}): Promise<Page> {
   try {
-    const { title, pages } = await readPdf(fetched.body, { signal });
-    return { url: fetched.url, title: title ?? firstLine(pages), text: formatPdfText(pages) };
+    const { title, pages, pageCount, stopped } = await readPdf(fetched.body, { signal, ...limits });
+    const why =
+      stopped === 'time'
+        ? `the ${Math.round((limits.timeBudgetMs ?? 0) / 1000)} s time budget was spent`
+        : 'that is more text than is shown';
+    const note = stopped
+      ? `[Read pages 1–${pages.length} of ${pageCount.toLocaleString('en-US')}: ${why}.]`
+      : undefined;
+    return {
+      url: fetched.url,
+      title: title ?? firstLine(pages),
+      text: formatPdfText(pages),
+      kind: 'pdf',
+      pages: pageCount,
+      ...(note ? { note } : {}),
+    };
   } catch (error) {
     if (error instanceof FormatError) throw new ToolError(`${fetched.url}: ${error.message}`);
     throw error;
@@ -63,21 +91,21 @@ async function pdfPage(fetched: Fetched, signal?: AbortSignal): Promise<Page> {
 }
 
 /** Turns a fetched response into readable text, or says why it cannot be read. */
-export async function toPage(fetched: Fetched, signal?: AbortSignal): Promise<Page> {
+export async function toPage(fetched: Fetched, signal?: AbortSignal, limits?: PdfLimits): Promise<Page> {
   if (fetched.status >= 400) throw new ToolError(`${fetched.url} answered HTTP ${fetched.status}.`);
   const type = mediaType(fetched.contentType);
   if (isPdf({ url: new URL(fetched.url), contentType: fetched.contentType, firstBytes: fetched.body })) {
-    return pdfPage(fetched, signal);
+    return pdfPage(fetched, signal, limits);
   }
   const text = decode(fetched.body, detectCharset(fetched.contentType, fetched.body));
   const looksHtml = type === '' && /^\s*</.test(text);
   if (type === 'text/html' || type === 'application/xhtml+xml' || looksHtml) {
     const { title, text: body } = extractHtml(text);
     if (!body.trim()) throw new ToolError(`${fetched.url} has no readable text (it may need JavaScript).`);
-    return { url: fetched.url, title, text: body };
+    return { url: fetched.url, title, text: body, kind: 'html' };
   }
   if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === '') {
-    return { url: fetched.url, title: '', text: text.trim() };
+    return { url: fetched.url, title: '', text: text.trim(), kind: 'text' };
   }
   throw new ToolError(
     `${fetched.url} is ${type}, which read_url cannot read; only web pages, PDFs, plain text and JSON.`,
@@ -85,15 +113,15 @@ export async function toPage(fetched: Fetched, signal?: AbortSignal): Promise<Pa
 }
 
 /** Fetches and reads a page; PDFs get their own byte cap, since they are read whole or not at all. */
-export async function readPage(url: string, options: SafeFetchOptions): Promise<Page> {
+export async function readPage(url: string, options: SafeFetchOptions & { pdf?: PdfLimits }): Promise<Page> {
   const limitFor = (start: ResponseStart) =>
     isPdf(start) ? { maxBytes: PDF_MAX_BYTES, wholeOnly: 'PDF' } : options.limitFor?.(start);
-  return toPage(await safeFetch(url, { ...options, limitFor }), options.signal);
+  return toPage(await safeFetch(url, { ...options, limitFor }), options.signal, options.pdf);
 }
 
 /** The title first, then the text, cut at MAX_TEXT_CHARS with a visible marker. */
 export function formatPage(page: Page, max = MAX_TEXT_CHARS): string {
-  const header = [page.title, page.url].filter(Boolean).join('\n');
+  const header = [page.title, page.url, page.note].filter(Boolean).join('\n');
   const room = Math.max(0, max - header.length - 2);
   const cut = page.text.length > room;
   const body = cut
@@ -115,7 +143,9 @@ export function readUrlTool(
       'Private, local and non-HTTP addresses are refused.',
     input: z.strictObject({ url: z.string().min(1).describe('An absolute http(s) URL') }),
     async run({ url }, { signal }) {
-      return formatPage(await readPage(url, { ...options, env, signal }));
+      // A long PDF is read only as far as the text shown, or for 15 s: the rest would be cut anyway.
+      const pdf = { maxChars: MAX_TEXT_CHARS, timeBudgetMs: PDF_TIME_BUDGET_MS };
+      return formatPage(await readPage(url, { ...options, env, signal, pdf }));
     },
   };
 }

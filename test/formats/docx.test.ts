@@ -44,6 +44,43 @@ describe('readDocx', () => {
     );
   });
 
+  it('keeps code blocks fenced (their comments are not headings) and terms with their definitions', async () => {
+    const docx = makeDocx([
+      { heading: 'Backups' },
+      { paragraph: 'Run this nightly:' },
+      { code: ['# copy the database', 'cp agent.db /backup/', '    # indented too'] },
+      { paragraph: '# not a heading either' },
+      {
+        definitions: [
+          ['RPO', 'How much data a restore may lose.'],
+          ['RTO', 'How long a restore may take.'],
+        ],
+      },
+    ]);
+    const { title, text } = await readDocx(docx);
+    expect(title).toBe('Backups');
+    expect(text).toBe(
+      [
+        '# Backups',
+        '',
+        'Run this nightly:',
+        '',
+        '```',
+        '# copy the database',
+        'cp agent.db /backup/',
+        '    # indented too',
+        '```',
+        '',
+        '\\# not a heading either',
+        '',
+        'RPO',
+        '  How much data a restore may lose.',
+        'RTO',
+        '  How long a restore may take.',
+      ].join('\n'),
+    );
+  });
+
   it("takes the title from a paragraph in Word's Title style", async () => {
     const { title, text } = await readDocx(
       makeDocx([{ title: 'Employee Handbook' }, { heading: 'Leave' }, { paragraph: 'Ask first.' }]),

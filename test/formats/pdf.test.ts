@@ -155,3 +155,105 @@ describe('makePdf (test helper)', () => {
     }
   });
 });
+
+describe('readPdf: words and reading order', () => {
+  it('reads a table of contents drawn out of order by position: each entry with its own page', async () => {
+    const entries = ['Introduction', 'Installing', 'Backups'];
+    const pdf = makePdf({
+      pages: [
+        [
+          // Entries with their leaders first, the page numbers last, as some producers draw them.
+          ...entries.map((t, i) => ({ text: `${t} ${'. '.repeat(20)}`, y: 700 - i * 16 })),
+          ...['3', '7', '12'].map((n, i) => ({ text: n, x: 400, y: 700 - i * 16 })),
+        ],
+      ],
+    });
+    expect((await readPdf(pdf)).pages[0]).toBe('Introduction … 3\nInstalling … 7\nBackups … 12');
+  });
+
+  it('reads a two-column page column by column, under a title that spans both', async () => {
+    const left = [
+      'The left column starts',
+      'the article and goes on',
+      'for a few lines of text',
+      'until it ends here.',
+    ];
+    const right = [
+      'The right column comes',
+      'second in reading order',
+      'although each of its rows',
+      'shares a baseline.',
+    ];
+    const rows = left.flatMap((l, i) => [
+      { text: l, x: 72, y: 680 - i * 14, size: 10 },
+      { text: right[i]!, x: 320, y: 680 - i * 14, size: 10 },
+    ]);
+    const pdf = makePdf({
+      pages: [[{ text: 'A title across the whole page width', y: 720, size: 10 }, ...rows]],
+    });
+    expect((await readPdf(pdf)).pages[0]).toBe(
+      ['A title across the whole page width', '', ...left, '', ...right].join('\n'),
+    );
+  });
+
+  it('joins a word hyphenated at a line end, keeps a real compound, merges letter-spaced titles', async () => {
+    const pdf = makePdf({
+      pages: [
+        [
+          { text: 'she snarfed', charSpacing: 6 },
+          'The parts are re-',
+          'usable, and reusable parts are well-',
+          'known to every well maintained and known system.',
+        ],
+      ],
+    });
+    expect((await readPdf(pdf)).pages[0]).toBe(
+      'she snarfed\nThe parts are reusable,\nand reusable parts are well-known\nto every well maintained and known system.',
+    );
+  });
+
+  it('spells out ligatures and keeps a number in a table cell whole', async () => {
+    const pdf = makePdf({
+      pages: [
+        [
+          { text: 'The ﬁrst ﬂow', ligatures: true },
+          // "0.8±0.2" drawn as two pieces with a hair of kerning between them.
+          { text: 'Error 0.8±0', x: 72, y: 600 },
+          { text: '.2', x: 72 + 61.4, y: 600 },
+        ],
+      ],
+    });
+    expect((await readPdf(pdf)).pages[0]).toBe('The first flow\nError 0.8±0.2');
+  });
+
+  it('takes headings from the outline, the title from the largest first-page line, never from a #', async () => {
+    const pdf = makePdf({
+      pages: [
+        [{ text: 'Operations Guide', size: 24 }, 'Intro text.'],
+        ['1.2 Backups', '# back up nightly', 'cp agent.db /backup/'],
+      ],
+      outline: [{ title: 'Guide', page: 1, children: [{ title: 'Backups', page: 2 }] }],
+    });
+    const { title, pages } = await readPdf(pdf);
+    expect(title).toBe('Operations Guide');
+    expect(pages[1]).toBe('## 1.2 Backups\n\n\\# back up nightly\ncp agent.db /backup/');
+    // "Guide" is not a line of page 1: the bookmark's title is put where it opens.
+    expect(pages[0]).toBe('# Guide\n\nOperations Guide\nIntro text.');
+  });
+
+  it('without an outline, takes headings from lines set larger than the body text', async () => {
+    const pdf = makePdf({
+      pages: [
+        [
+          { text: 'Refunds', size: 18 },
+          'Agents refund up to $200.',
+          { text: 'Limits', size: 14 },
+          'Leads approve more.',
+        ],
+      ],
+    });
+    const { title, pages } = await readPdf(pdf);
+    expect(title).toBe('Refunds');
+    expect(pages[0]).toBe('# Refunds\n\nAgents refund up to $200.\n\n## Limits\n\nLeads approve more.');
+  });
+});

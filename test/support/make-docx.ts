@@ -13,6 +13,10 @@ export type DocxBlock =
   /** A bulleted list, one paragraph per item; `[text, [nested items]]` nests one level deeper. */
   | { bullets: (string | [string, string[]])[] }
   | { numbered: string[] }
+  /** A code block: one paragraph per line in the Source Code style (as pandoc and many templates write it). */
+  | { code: string[] }
+  /** A definition list: term and definition paragraphs in the Definition Term and Definition styles. */
+  | { definitions: [string, string][] }
   /** Rows of cells; the first row is marked as the table's header row (repeated on each page). */
   | { table: string[][] };
 
@@ -45,6 +49,16 @@ function blockXml(block: DocxBlock): string {
   if ('heading' in block) return paragraph(block.heading, `<w:pStyle w:val="Heading${block.level ?? 1}"/>`);
   if ('title' in block) return paragraph(block.title, '<w:pStyle w:val="Title"/>');
   if ('paragraph' in block) return paragraph(block.paragraph);
+  if ('code' in block)
+    return block.code.map((line) => paragraph(line, '<w:pStyle w:val="SourceCode"/>')).join('');
+  if ('definitions' in block)
+    return block.definitions
+      .map(
+        ([term, definition]) =>
+          paragraph(term, '<w:pStyle w:val="DefinitionTerm"/>') +
+          paragraph(definition, '<w:pStyle w:val="Definition"/>'),
+      )
+      .join('');
   if ('numbered' in block) return block.numbered.map((t) => paragraph(t, listProps(DECIMAL, 0))).join('');
   if ('bullets' in block)
     return block.bullets
@@ -86,7 +100,7 @@ const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
   .map((n) => style('paragraph', `Heading${n}`, `heading ${n}`))
   .join(
     '',
-  )}${style('paragraph', 'ListParagraph', 'List Paragraph')}${style('table', 'TableGrid', 'Table Grid')}</w:styles>`;
+  )}${style('paragraph', 'ListParagraph', 'List Paragraph')}${style('paragraph', 'SourceCode', 'Source Code')}${style('paragraph', 'DefinitionTerm', 'Definition Term')}${style('paragraph', 'Definition', 'Definition')}${style('table', 'TableGrid', 'Table Grid')}</w:styles>`;
 
 /** The parts of a minimal Word document holding `blocks`. */
 export function docxEntries(blocks: DocxBlock[]): ZipEntries {

@@ -1,9 +1,36 @@
 // Real, small PDFs built in memory for tests: hand-written objects with correct xref offsets, so pdf.js
 // parses them exactly as it parses a PDF from the wild (no reconstruction fallback).
 
+/** A run of text placed by hand: where it starts, its size, letter spacing (Tc), drawn in a ligature font. */
+export interface PdfRun {
+  text: string;
+  /** Left edge; 72 unless given. */
+  x?: number;
+  /** Baseline; the next line's place (16 points below the last) unless given. */
+  y?: number;
+  /** Font size, 12 unless given. */
+  size?: number;
+  /** Extra space after every character (the Tc operator), as letter-spaced titles are set. */
+  charSpacing?: number;
+  /** Drawn in a font whose bytes 1 and 2 are the glyphs `fi` and `fl`, so ﬁ and ﬂ can be written. */
+  ligatures?: boolean;
+}
+
+export interface OutlineEntry {
+  title: string;
+  /** 1-based page the bookmark opens. */
+  page: number;
+  children?: OutlineEntry[];
+}
+
 export interface PdfSpec {
-  /** Each page is a list of lines; an empty line leaves a blank line's space (a paragraph break). */
-  pages: string[][];
+  /**
+   * Each page is a list of lines, drawn in this order; an empty line leaves a blank line's space (a
+   * paragraph break). A run placed by hand may be drawn anywhere, so drawing order can differ from reading order.
+   */
+  pages: (string | PdfRun)[][];
+  /** Bookmarks (the document outline), nested. */
+  outline?: OutlineEntry[];
   /** The document information dictionary's Title. */
   title?: string;
   /** A title in XMP metadata (dc:title), the newer place for it. */
@@ -30,10 +57,10 @@ const WIN_ANSI: Record<string, number> = {
 };
 
 /** A PDF literal string: the characters as WinAnsi bytes, with delimiters and non-ASCII escaped. */
-export function pdfString(text: string): string {
+export function pdfString(text: string, extra: Record<string, number> = {}): string {
   let out = '(';
   for (const ch of text) {
-    const code = WIN_ANSI[ch] ?? ch.codePointAt(0)!;
+    const code = extra[ch] ?? WIN_ANSI[ch] ?? ch.codePointAt(0)!;
     if (code > 0xff) throw new Error(`makePdf: "${ch}" has no WinAnsiEncoding byte`);
     if (ch === '(' || ch === ')' || ch === '\\') out += `\\${ch}`;
     else if (code < 0x20 || code > 0x7e) out += `\\${code.toString(8).padStart(3, '0')}`;
@@ -45,15 +72,56 @@ export function pdfString(text: string): string {
 const FONT_SIZE = 12;
 const LEADING = 16;
 
-function textStream(lines: string[]): string {
+const LIGATURES = { ﬁ: 1, ﬂ: 2 };
+
+function textStream(lines: (string | PdfRun)[]): string {
   const ops: string[] = [];
   let y = 750;
   for (const line of lines) {
+    const run = typeof line === 'string' ? { text: line } : line;
+    const at = run.y ?? y;
     // One text object per line, each placed absolutely, as many PDF producers write them.
-    if (line) ops.push(`BT /F1 ${FONT_SIZE} Tf 72 ${y} Td ${pdfString(line)} Tj ET`);
-    y -= LEADING;
+    if (run.text) {
+      const font = run.ligatures ? 'F2' : 'F1';
+      // Tc is graphics state, kept across text objects: every line sets its own.
+      const spacing = `${run.charSpacing ?? 0} Tc `;
+      const text = pdfString(run.text, run.ligatures ? LIGATURES : {});
+      ops.push(`BT /${font} ${run.size ?? FONT_SIZE} Tf ${spacing}${run.x ?? 72} ${at} Td ${text} Tj ET`);
+    }
+    y = at - LEADING;
   }
   return ops.join('\n');
+}
+
+/** Outline item objects from `first` on (numbered from 1), in the order they are pushed. */
+function outlineObjects(
+  entries: OutlineEntry[],
+  parent: number,
+  first: number,
+  pageRef: (n: number) => string,
+) {
+  const objects: string[] = [];
+  const ids = entries.map((_, i) => first + i);
+  let next = first + entries.length;
+  const bodies: string[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const kids = entry.children?.length ? outlineObjects(entry.children, ids[i]!, next, pageRef) : undefined;
+    const links = [
+      i > 0 ? `/Prev ${ids[i - 1]} 0 R` : '',
+      i < entries.length - 1 ? `/Next ${ids[i + 1]} 0 R` : '',
+      kids
+        ? `/First ${next} 0 R /Last ${next + entry.children!.length - 1} 0 R /Count ${entry.children!.length}`
+        : '',
+    ].join(' ');
+    bodies.push(
+      `<< /Title ${pdfString(entry.title)} /Parent ${parent} 0 R /Dest [${pageRef(entry.page)} /XYZ 0 792 0] ${links} >>`,
+    );
+    if (kids) {
+      objects.push(...kids);
+      next += kids.length;
+    }
+  }
+  return [...bodies, ...objects];
 }
 
 // A 2×2 grey "scan" as an inline image, plus a filled box: pixels, never text.
@@ -82,22 +150,32 @@ const stream = (content: string) =>
 
 /** Builds a PDF whose pages hold the given lines in Helvetica, one text object per line. */
 export function makePdf(spec: PdfSpec): Buffer {
-  // 1 catalog, 2 page tree, 3 font, then a page and its content stream per page, then Info, XMP and Encrypt.
+  // 1 catalog, 2 page tree, 3 and 4 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl] >> >>',
   ];
   const kids: string[] = [];
   for (const lines of spec.pages) {
     const pageNumber = objects.length + 1;
     kids.push(`${pageNumber} 0 R`);
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
     );
     objects.push(stream(spec.imageOnly ? IMAGE_STREAM : textStream(lines)));
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  if (spec.outline?.length) {
+    const root = objects.length + 1;
+    const items = outlineObjects(spec.outline, root, root + 1, (n) => kids[n - 1]!);
+    objects.push(
+      `<< /Type /Outlines /First ${root + 1} 0 R /Last ${root + spec.outline.length} 0 R >>`,
+      ...items,
+    );
+    objects[0] = `<< /Type /Catalog /Pages 2 0 R /Outlines ${root} 0 R >>`;
+  }
   let trailer = '/Root 1 0 R';
   if (spec.title !== undefined) {
     objects.push(`<< /Title ${pdfString(spec.title)} /Producer (make-pdf test helper) >>`);
@@ -113,7 +191,7 @@ export function makePdf(spec: PdfSpec): Buffer {
     // XMP is UTF-8; the file is assembled as Latin-1 text, one character per byte.
     const bytes = Buffer.from(xml, 'utf8').toString('latin1');
     objects.push(stream(bytes).replace('<< ', '<< /Type /Metadata /Subtype /XML '));
-    objects[0] = `<< /Type /Catalog /Pages 2 0 R /Metadata ${objects.length} 0 R >>`;
+    objects[0] = objects[0]!.replace(/ >>$/, ` /Metadata ${objects.length} 0 R >>`);
   }
   if (spec.encrypted) {
     // Standard security handler, RC4 40-bit. /U is not what the empty password yields, so pdf.js stops

@@ -105,7 +105,7 @@ describe('HTML to text', () => {
   });
 
   it('cuts at 8,000 characters with a marker', () => {
-    const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000) });
+    const out = formatPage({ url: 'https://e.com/', title: 'T', text: 'word '.repeat(3000), kind: 'html' });
     expect(out.length).toBeLessThan(8100);
     expect(out.startsWith('T\nhttps://e.com/\n\n')).toBe(true);
     expect(out).toMatch(/\[… cut: \d+ more characters not shown\]$/);
@@ -356,14 +356,33 @@ describe('read_url on PDFs', () => {
       /\[Page 1\]\nAppendix\nThe last figure is 42\.$/,
     );
     await expect(tool.run({ url: `${s.base}/huge.pdf` }, { signal })).rejects.toThrow(
-      `${s.base}/huge.pdf is a PDF of 11 MB, over the 10 MB limit for a PDF; it was not read.`,
+      `${s.base}/huge.pdf is a PDF of ${huge.length.toLocaleString('en-US')} bytes, over the 10 MB (10,485,760 bytes) limit for a PDF; it was not read.`,
     );
     await expect(tool.run({ url: `${s.base}/stream` }, { signal })).rejects.toThrow(
-      `${s.base}/stream is a PDF larger than the 10 MB limit for a PDF; it was not read.`,
+      `${s.base}/stream is a PDF larger than the 10 MB (10,485,760 bytes) limit for a PDF; it was not read.`,
     );
     await new Promise((r) => setTimeout(r, 100));
     expect(streamed.closed).toBe(true);
     expect(streamed.bytes).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  it('stops reading a long PDF once it has more text than it shows, and says how many pages it read', async () => {
+    const line = 'Each line of this report repeats the same long sentence about quarterly figures.';
+    const pdf = makePdf({
+      pages: Array.from({ length: 60 }, (_, i) => [`Section ${i + 1}`, ...Array(12).fill(line)]),
+    });
+    const s = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
+    const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/report.pdf` }, { signal });
+    const note = /\[Read pages 1–(\d+) of 60: that is more text than is shown\.\]/.exec(out);
+    expect(note).not.toBeNull();
+    expect(Number(note![1])).toBeGreaterThanOrEqual(8);
+    expect(Number(note![1])).toBeLessThan(20);
+    expect(out).toContain('[Page 1]\nSection 1\n');
+    // Read whole when the caller asks for no limit.
+    const page = await readPage(`${s.base}/report.pdf`, { env: allow(s.port), signal });
+    expect(page.note).toBeUndefined();
+    expect(page.pages).toBe(60);
+    expect(page.text).toContain('[Page 60]\nSection 60\n');
   });
 
   it('keeps HTML at 512 KB while PDFs may be larger', async () => {
@@ -398,7 +417,7 @@ describe('read_url on PDFs', () => {
     };
     expect((await safeFetch(`${s.base}/exact`, options)).body.length).toBe(4000);
     await expect(safeFetch(`${s.base}/over`, options)).rejects.toThrow(
-      /\/over is a letter larger than the 3\.9 KB limit for a letter; it was not read\.$/,
+      /\/over is a letter larger than the 3\.9 KB \(4,000 bytes\) limit for a letter; it was not read\.$/,
     );
   });
 });

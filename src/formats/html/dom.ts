@@ -92,10 +92,34 @@ export const elementChildren = (e: HTMLElement): HTMLElement[] => e.childNodes.f
  */
 const MAX_DEPTH = 1000;
 
+/** Elements that need no closing tag, or that the parser closes by itself at the next sibling. */
+const SELF_CLOSING = new Set(
+  'area base br col embed hr img input link meta source track wbr p li dt dd tr td th option'.split(' '),
+);
+/** More elements of one tag than this left open are closed at the end before parsing. */
+const MAX_UNCLOSED = 100;
+
+/**
+ * The HTML with closing tags added at the end for elements left open by the hundred. node-html-parser
+ * mends unclosed elements one at a time, each move costing as much as the tree is deep: on a page with
+ * 100,000 unclosed <div>s that takes minutes, while the same page closed parses in seconds.
+ */
+function closeUnclosed(html: string): string {
+  if (html.length < MAX_UNCLOSED * 5) return html;
+  const open = new Map<string, number>();
+  for (const m of html.matchAll(/<(\/?)([a-zA-Z][\w-]*)/g)) {
+    const tag = m[2]!.toLowerCase();
+    open.set(tag, (open.get(tag) ?? 0) + (m[1] ? -1 : 1));
+  }
+  let tail = '';
+  for (const [tag, n] of open) if (n > MAX_UNCLOSED && !SELF_CLOSING.has(tag)) tail += `</${tag}>`.repeat(n);
+  return tail ? html + tail : html;
+}
+
 export function parseHtml(html: string): HTMLElement {
   // <pre> is parsed as elements (its text nodes keep their whitespace), so markup inside code blocks
   // does not leak into the text; script and style bodies are skipped without being read as markup.
-  const root = parse(html, {
+  const root = parse(closeUnclosed(html), {
     comment: false,
     lowerCaseTagName: true,
     blockTextElements: { script: false, style: false, noscript: false, template: false },
@@ -140,16 +164,40 @@ export function textLength(e: HTMLElement): number {
   return e.textContent.replace(/\s+/g, ' ').trim().length;
 }
 
+/** A link in a cell of a table with header cells: a value of a data table (an index, a matrix). */
+function inDataCell(a: HTMLElement): boolean {
+  let cell: HTMLElement | null = a;
+  for (let i = 0; cell && i < 4 && tagOf(cell) !== 'td'; i++) cell = cell.parentNode as HTMLElement | null;
+  if (!cell || tagOf(cell) !== 'td') return false;
+  let table: HTMLElement | null = cell;
+  for (let i = 0; table && i < 4 && tagOf(table) !== 'table'; i++)
+    table = table.parentNode as HTMLElement | null;
+  return !!table && tagOf(table) === 'table' && table.querySelector('th') !== null;
+}
+
 export function linkDensity(e: HTMLElement): number {
   const total = textLength(e);
   if (total === 0) return 0;
   let links = 0;
   for (const a of e.querySelectorAll('a')) {
     const href = a.getAttribute('href') ?? '';
-    links += textLength(a) * (href.startsWith('#') ? 0.3 : 1);
+    links += textLength(a) * (href.startsWith('#') || inDataCell(a) ? 0.3 : 1);
   }
   return links / total;
 }
+
+const ANCHOR_TEXT = /^(?:#|¶|§|🔗|⚓|link|permalink|anchor)?$/iu;
+
+/** A heading's own permalink (`#`, `¶`, "permalink"): not part of the heading's text. */
+export function isHeadingAnchor(e: HTMLElement): boolean {
+  if (tagOf(e) !== 'a' || !(e.getAttribute('href') ?? '').startsWith('#')) return false;
+  const text = e.textContent.trim();
+  const names = `${classAndId(e)} ${e.getAttribute('aria-label') ?? ''} ${e.getAttribute('title') ?? ''}`;
+  return ANCHOR_TEXT.test(text) || (text.length <= 2 && /permalink|headerlink|anchor/i.test(names));
+}
+
+/** Permalink marks left at the end of a heading or title ("DNS#", "Usage ¶"). */
+export const stripAnchorMarks = (text: string): string => text.replace(/\s*[#¶§🔗⚓]+$/u, '');
 
 function isHidden(e: HTMLElement): boolean {
   if (e.hasAttribute('hidden') || e.getAttribute('aria-hidden') === 'true') return true;

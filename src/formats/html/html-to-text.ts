@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { dropNonText, parseHtml, prune } from './dom.js';
+import { dropNonText, parseHtml, prune, stripAnchorMarks } from './dom.js';
 import { trimEdges } from './edges.js';
 import { jsonLdArticleBody } from './json-ld.js';
 import { cleanConditionally, pickContent } from './main-content.js';
@@ -16,7 +16,7 @@ export interface Extracted {
 export function extractTitle(root: HTMLElement): string {
   const og = root.querySelector('meta[property="og:title"]')?.getAttribute('content');
   const title = og || root.querySelector('title')?.textContent || root.querySelector('h1')?.textContent || '';
-  return title.replace(/\s+/g, ' ').trim();
+  return stripAnchorMarks(title.replace(/\s+/g, ' ').trim());
 }
 
 /** The page's title and its main content as light Markdown, without navigation and other chrome. */

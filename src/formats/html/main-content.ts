@@ -159,7 +159,12 @@ export function pickContent(body: HTMLElement): HTMLElement[] {
     const sibling = siblings[i]!;
     if (picked[i]) continue;
     const between = i < last && (isSubheading(sibling) || isArticleStructure(sibling));
-    const trailing = i === last + 1 && isArticleStructure(sibling);
+    // A subheading right after the article counts when a table or list of its own follows it.
+    const next = siblings[i + 1];
+    const trailing =
+      i === last + 1 &&
+      (isArticleStructure(sibling) ||
+        (isSubheading(sibling) && next !== undefined && isArticleStructure(next)));
     if (!between && !trailing) continue;
     chosen.add(sibling);
     if (trailing) last = i;
@@ -205,7 +210,8 @@ export function cleanConditionally(e: HTMLElement): void {
     if (CLEANED.has(tag)) {
       const weight = classWeight(child);
       const list = tag === 'ul' || tag === 'ol';
-      const data = tag === 'table' && isDataTable(child);
+      // A box around a data table (a scrolling wrapper) is judged as the table is.
+      const data = tag === 'table' ? isDataTable(child) : child.querySelectorAll('table').some(isDataTable);
       const density = linkDensity(child);
       const len = textLength(child);
       const paragraphs = child.querySelectorAll('p').length;

@@ -1,5 +1,6 @@
 import type { HTMLElement, Node } from 'node-html-parser';
-import { BLOCK_TAGS, elementChildren, isElement, tagOf } from './dom.js';
+import { escapeMarkdownLine } from '../escape.js';
+import { BLOCK_TAGS, elementChildren, isElement, isHeadingAnchor, stripAnchorMarks, tagOf } from './dom.js';
 import { isDataTable, pipeTable, rowCells, tableRows } from './tables.js';
 
 // Light Markdown from HTML: headings with `#`, list items with `- ` or `1. ` one per line (nested lists
@@ -27,6 +28,7 @@ function tidyLines(text: string): string {
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
     .filter(Boolean)
+    .map(escapeMarkdownLine)
     .join('\n');
 }
 
@@ -131,7 +133,7 @@ class BlockWriter {
     const tag = tagOf(n);
     const heading = HEADING.exec(tag);
     if (heading) {
-      const text = inlineText(n).replace(/\s+/g, ' ').trim();
+      const text = stripAnchorMarks(inlineText(n).replace(/\s+/g, ' ').trim());
       if (text) this.push(`${'#'.repeat(Number(heading[1]))} ${text}`);
     } else if (tag === 'br') this.inline += '\n';
     else if (tag === 'ul' || tag === 'ol' || tag === 'menu') this.push(renderList(n));
@@ -186,7 +188,7 @@ function inlineText(e: HTMLElement): string {
   let out = '';
   const walk = (n: Node) => {
     if (!isElement(n)) out += n.text;
-    else {
+    else if (!isHeadingAnchor(n)) {
       if (tagOf(n) === 'br' || BLOCK_TAGS.has(tagOf(n))) out += ' ';
       for (const c of n.childNodes) walk(c);
     }

@@ -21,19 +21,28 @@ export function isDocumentFile(name: string): boolean {
   return (EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase());
 }
 
+export type DocumentKind = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
+
 export interface DocumentText {
-  /** The first heading, else the format's title metadata (PDF, DOCX, HTML), else for text the first line. */
+  /**
+   * PDF: its metadata title, else its largest first-page line or a heading there. DOCX: its Title-style
+   * paragraph or first heading. HTML: its first heading, else <title>. Text: the first heading or line.
+   */
   title?: string;
   text: string;
+  kind: DocumentKind;
+  /** A PDF's page count. */
+  pages?: number;
 }
 
 /**
  * Reads a document file of a supported format. Throws FormatError with the reason it cannot be used.
- * `size`: the file's size, when the caller has just read it from the file system.
+ * `size`: the file's size, when the caller has just read it from the file system. `maxChars`: a PDF is
+ * read only until its text is this long.
  */
 export async function readDocumentFile(
   path: string,
-  options: { size?: number; signal?: AbortSignal } = {},
+  options: { size?: number; signal?: AbortSignal; maxChars?: number } = {},
 ): Promise<DocumentText> {
   let { size } = options;
   let data: Buffer;
@@ -54,19 +63,19 @@ export async function readDocumentFile(
   const ext = extname(path).toLowerCase();
   let read: DocumentText;
   if (ext === '.pdf') {
-    const pdf = await readPdf(data, { signal: options.signal });
-    const text = formatPdfText(pdf.pages);
-    read = { title: firstHeading(text) ?? pdf.title, text };
+    // Its headings come from the PDF's outline or type sizes: `#` in its text is escaped, never one.
+    const pdf = await readPdf(data, { signal: options.signal, maxChars: options.maxChars });
+    read = { title: pdf.title, text: formatPdfText(pdf.pages), kind: 'pdf', pages: pdf.pageCount };
   } else if (ext === '.docx') {
     const { readDocx } = await import('../../formats/docx.js');
     const docx = await readDocx(data);
-    read = { title: firstHeading(docx.text) ?? docx.title, text: docx.text };
+    read = { title: firstHeading(docx.text) ?? docx.title, text: docx.text, kind: 'docx' };
   } else if (ext === '.html' || ext === '.htm') {
     const html = extractHtml(decodeText(data));
-    read = { title: firstHeading(html.text) ?? (html.title || undefined), text: html.text };
+    read = { title: firstHeading(html.text) ?? (html.title || undefined), text: html.text, kind: 'html' };
   } else {
     const text = decodeText(data).replace(/\r\n?/g, '\n');
-    read = { title: titleOf(text), text };
+    read = { title: titleOf(text), text, kind: ext === '.txt' ? 'text' : 'markdown' };
   }
   if (!/[\p{L}\p{N}]/u.test(read.text)) throw new FormatError('no text in it');
   // Windows line ends: one kind of line break, so headings and passages split the same everywhere.

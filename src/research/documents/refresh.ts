@@ -2,6 +2,7 @@ import { AbortedError } from '../../errors.js';
 import { StoreError, storeError } from '../../store/errors.js';
 import { repairIndex } from '../../store/health.js';
 import { type Db, pathOf } from '../../store/open.js';
+import { forgetOlderReads } from './extractor.js';
 import { takeLease } from './lease.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile, reasonOf } from './read.js';
@@ -77,6 +78,8 @@ async function refreshOnce(db: Db, root: string, options: RefreshOptions): Promi
       | undefined;
     if (done && done.walked_at >= askedAt)
       return asIndexed(db, root, JSON.parse(done.skipped) as SkippedFile[]);
+    // Documents an older extractor read are read again once (better text, real headings).
+    forgetOlderReads(db);
     const stats = await update(db, root, options.signal);
     db.prepare(
       `INSERT INTO indexed_roots (root, walked_at, skipped) VALUES (?, ?, ?)

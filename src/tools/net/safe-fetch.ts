@@ -197,8 +197,11 @@ async function readBody(
     const firstBytes = await decodeBody(head, encoding, SNIFF_BYTES).catch(() => Buffer.alloc(0));
     const limit = choose({ ...start, firstBytes });
     const tooLarge = (known?: number) => {
-      const [what, cap] = [`${start.url.href} is a ${limit.wholeOnly}`, byteSize(limit.maxBytes)];
-      const over = known === undefined ? `${what} larger than` : `${what} of ${byteSize(known)}, over`;
+      // Exact byte counts: a rounded size can read as equal to the limit it is over.
+      const exact = (n: number) => `${n.toLocaleString('en-US')} bytes`;
+      const what = `${start.url.href} is a ${limit.wholeOnly}`;
+      const cap = `${byteSize(limit.maxBytes)} (${exact(limit.maxBytes)})`;
+      const over = known === undefined ? `${what} larger than` : `${what} of ${exact(known)}, over`;
       return new ToolError(`${over} the ${cap} limit for a ${limit.wholeOnly}; it was not read.`);
     };
     const identity = encoding === 'identity' || encoding === '';

@@ -122,3 +122,41 @@ describe('extractHtml still drops what surrounds the article', () => {
     expect(extractHtml(html).text.startsWith('First.')).toBe(true);
   });
 });
+
+describe('extractHtml: link tables, heading anchors, deep nesting', () => {
+  const row = (t: string, notes: string) =>
+    `<tr><td><a href="/targets/${t}.html"><code>${t}</code></a></td><td><a href="/notes/${t}">${notes}</a></td></tr>`;
+  const table = (rows: string[]) =>
+    `<div class="table-wrapper"><table><thead><tr><th>target</th><th>notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const PAGE = `<html><head><title>Platform Support - The rustc book</title></head><body>
+<nav><a href="/">Home</a> <a href="/guide">Guide</a> <a href="/api">API</a></nav>
+<main>
+<h1 id="platform-support"><a class="header" href="#platform-support">Platform Support</a></h1>
+<p>Support for different platforms ("targets") is organized into three tiers, each with a different set of guarantees.</p>
+<h2 id="tier-1">Tier 1 with Host Tools<a class="headerlink" href="#tier-1" title="Permalink to this headline">¶</a></h2>
+<p>Tier 1 targets can be thought of as "guaranteed to work", and the project builds and tests them on every change.</p>
+${table([row('aarch64-unknown-linux-gnu', 'ARM64 Linux'), row('x86_64-pc-windows-msvc', '64-bit MSVC'), row('x86_64-unknown-linux-gnu', '64-bit Linux')])}
+<h2 id="tier-2">Tier 2 with Host Tools<a href="#tier-2">#</a></h2>
+${table([row('arm-unknown-linux-gnueabi', 'Armv6 Linux'), row('powerpc-unknown-linux-gnu', 'PowerPC Linux'), row('riscv64gc-unknown-linux-gnu', 'RISC-V Linux')])}
+<h2 id="tier-3">Tier 3</h2>
+${table([row('aarch64-unknown-hermit', 'ARM64 Hermit'), row('mipsel-sony-psp', 'MIPS PSP'), row('x86_64-unknown-haiku', 'Haiku')])}
+</main><footer><a href="/privacy">Privacy</a></footer></body></html>`;
+
+  it('keeps data tables whose cells are links, and leaves permalink marks out of headings', () => {
+    const { title, text } = extractHtml(PAGE);
+    expect(title).toBe('Platform Support - The rustc book');
+    for (const target of ['aarch64-unknown-linux-gnu', 'riscv64gc-unknown-linux-gnu', 'mipsel-sony-psp'])
+      expect(text).toContain(`| ${target} |`);
+    expect(text).toContain('## Tier 1 with Host Tools\n');
+    expect(text).toContain('## Tier 2 with Host Tools\n');
+    expect(text).not.toMatch(/¶|Tools#/);
+    expect(text).not.toContain('Privacy');
+  });
+
+  it('reads text nested 100,000 elements deep, closed or left open', () => {
+    const words = 'This paragraph sits at the bottom of a page nested one hundred thousand elements deep.';
+    const open = `<html><body>${'<div>'.repeat(100_000)}<p>${words}</p>`;
+    expect(extractHtml(open).text).toBe(words);
+    expect(extractHtml(`${open}${'</div>'.repeat(100_000)}</body></html>`).text).toBe(words);
+  }, 60_000);
+});

@@ -1,0 +1,110 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AgentError, UsageError } from '../../errors.js';
+import { FormatError } from '../../formats/errors.js';
+import {
+  type DocumentKind,
+  EXTENSIONS,
+  fileTitle,
+  isDocumentFile,
+  readDocumentFile,
+  reasonOf,
+} from '../../research/documents/read.js';
+import { parseAllowHosts } from '../../tools/net/address-policy.js';
+import { checkUrl } from '../../tools/net/safe-fetch.js';
+import { readPage } from '../../tools/read-url.js';
+import { ToolError } from '../../tools/tool.js';
+
+export interface ReadOptions {
+  maxChars?: number;
+  json?: boolean;
+}
+
+interface ReadResult {
+  title: string | null;
+  kind: DocumentKind | 'text';
+  location: string;
+  pages: number | null;
+  text: string;
+  note?: string;
+}
+
+const isUrl = (source: string) => /^[a-z][a-z\d+.-]*:\/\//i.test(source);
+
+async function readUrl(source: string, options: ReadOptions): Promise<ReadResult> {
+  let url: URL;
+  try {
+    url = new URL(source);
+    checkUrl(url, parseAllowHosts(process.env.AGENT_ALLOW_HOSTS));
+  } catch (error) {
+    throw new UsageError(error instanceof ToolError ? error.message : `"${source}" is not a valid URL.`);
+  }
+  try {
+    const pdf = options.maxChars === undefined ? {} : { maxChars: options.maxChars };
+    const page = await readPage(url.href, { env: process.env, pdf });
+    return {
+      title: page.title || null,
+      kind: page.kind,
+      location: page.url,
+      pages: page.pages ?? null,
+      text: page.text,
+      ...(page.note ? { note: page.note } : {}),
+    };
+  } catch (error) {
+    if (error instanceof ToolError) throw new AgentError(error.message);
+    throw error;
+  }
+}
+
+async function readFile(source: string, options: ReadOptions): Promise<ReadResult> {
+  const path = resolve(source);
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new UsageError(`${source} is a folder, not a document.`);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as { code?: string }).code;
+    throw new UsageError(code === 'ENOENT' ? `No such file: ${source}` : `${source}: ${reasonOf(error)}`);
+  }
+  if (!isDocumentFile(path))
+    throw new AgentError(`${source}: not a format agent reads (${EXTENSIONS.join(', ')}).`);
+  try {
+    // A PDF is read only as far as the characters asked for.
+    const doc = await readDocumentFile(path, { size, maxChars: options.maxChars });
+    return {
+      title: doc.title ?? fileTitle(path),
+      kind: doc.kind,
+      location: path,
+      pages: doc.pages ?? null,
+      text: doc.text,
+    };
+  } catch (error) {
+    if (error instanceof FormatError) throw new AgentError(`${source}: ${reasonOf(error)}.`);
+    throw error;
+  }
+}
+
+/** The text cut at `max` characters with a visible marker. */
+function cut(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  return `${text.slice(0, max)}\n[… cut: ${text.length - max} more characters not shown]`;
+}
+
+export async function runRead(source: string, options: ReadOptions): Promise<void> {
+  const read = isUrl(source) ? await readUrl(source, options) : await readFile(source, options);
+  const text = cut(read.text, options.maxChars);
+  if (options.json) {
+    const { title, kind, location, pages } = read;
+    process.stdout.write(`${JSON.stringify({ title, kind, location, pages, text }, null, 2)}\n`);
+    return;
+  }
+  // Title first, unless the text already opens with it as its heading.
+  // A PDF's first line is its page marker: the line after it is the one to compare.
+  const first = text.replace(/^\[Page 1\]\n/, '').split('\n', 1)[0]!;
+  const opensWithTitle = /^#{1,6} /.test(first) && first.replace(/^#+ /, '').trim() === read.title;
+  const head = read.title && !opensWithTitle ? `# ${read.title}\n\n` : '';
+  const note = read.note ? `${read.note}\n\n` : '';
+  process.stdout.write(`${head}${note}${text}\n`);
+}

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { positiveInt } from './options.js';
+
+export function addReadCommand(program: Command): void {
+  program
+    .command('read')
+    .argument('<file-or-url>', 'a PDF, Word (.docx), HTML, Markdown or text file, or an http(s) URL')
+    .description('Print a document or web page as Markdown, title first: what research reads from it.')
+    .option(
+      '--max-chars <n>',
+      'print at most this many characters of text (a long PDF is read only that far)',
+      positiveInt,
+    )
+    .option('--json', 'print {"title", "kind", "location", "pages", "text"} for scripts')
+    .addHelpText(
+      'after',
+      `
+URLs follow read_url's rules: public http(s) addresses only (AGENT_ALLOW_HOSTS opens others), 512 KB
+of a page, a PDF up to 10 MB, known by its type or its %PDF- start.
+
+Exit status: 0 read, 1 the document cannot be read (encrypted, damaged, scanned, unsupported type,
+network failure), 2 a missing file or an invalid or refused URL.
+
+Examples:
+  agent read manual.pdf > manual.md
+  agent read https://example.com/guide --max-chars 4000
+  agent read report.docx --json | jq -r .title`,
+    )
+    .action(async (source: string, options) => {
+      const { runRead } = await import('../commands/read.js');
+      await runRead(source, options);
+    });
+}

@@ -1,0 +1,6 @@
+/**
+ * The version of what the readers in this folder produce. Raise it whenever a change alters the text or
+ * title of a document already indexed: each content folder is then read again once.
+ * 2: PDF text in reading order with outline or font-size headings; `#` escaped in converted text.
+ */
+export const EXTRACTOR_VERSION = 2;

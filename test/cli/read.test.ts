@@ -1,0 +1,109 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { makeDocx } from '../support/make-docx.js';
+import { makePdf } from '../support/make-pdf.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-read-'));
+const file = (name: string, data: string | Buffer) => {
+  const path = join(dir, name);
+  writeFileSync(path, data);
+  return path;
+};
+
+const MANUAL = file(
+  'manual.pdf',
+  makePdf({
+    title: 'Backup manual',
+    pages: [
+      ['Nightly backups', '# run as root', 'cp agent.db /backup/'],
+      ['Restores', 'Copy the file back.'],
+    ],
+    outline: [
+      { title: 'Nightly backups', page: 1 },
+      { title: 'Restores', page: 2 },
+    ],
+  }),
+);
+
+let server: Server | undefined;
+afterAll(() => server?.close());
+
+describe('agent read', () => {
+  it('prints a PDF as Markdown, title first, headings from its outline, a # line not a heading', async () => {
+    const r = await runCli(['read', MANUAL]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      '# Backup manual\n\n[Page 1]\n# Nightly backups\n\n\\# run as root\ncp agent.db /backup/\n\n[Page 2]\n# Restores\n\nCopy the file back.\n',
+    );
+  });
+
+  it('prints JSON with the title, kind, location, page count and text; --max-chars cuts the text', async () => {
+    const r = await runCli(['read', MANUAL, '--json', '--max-chars', '40']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(['title', 'kind', 'location', 'pages', 'text']);
+    expect(out).toMatchObject({ title: 'Backup manual', kind: 'pdf', location: MANUAL, pages: 2 });
+    expect(out.text).toMatch(
+      /^\[Page 1\]\n# Nightly backups\n\n\\# run as[\s\S]*\n\[… cut: \d+ more characters not shown\]$/,
+    );
+
+    const docx = file('policy.docx', makeDocx([{ heading: 'Refunds' }, { paragraph: 'Up to $200.' }]));
+    const word = JSON.parse((await runCli(['read', docx, '--json'])).stdout);
+    expect(word).toEqual({
+      title: 'Refunds',
+      kind: 'docx',
+      location: docx,
+      pages: null,
+      text: '# Refunds\n\nUp to $200.',
+    });
+  });
+
+  it('reads a URL by the read_url rules, with no 8,000-character cap', async () => {
+    const long = `<html><head><title>Guide</title></head><body><article>${'<p>Plenty of words in this paragraph, all of them read. </p>'.repeat(300)}<p>The last line.</p></article></body></html>`;
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(long));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/guide`;
+    const r = await runCli(['read', url, '--json'], { env: { AGENT_ALLOW_HOSTS: `127.0.0.1:${port}` } });
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ title: 'Guide', kind: 'html', location: url, pages: null });
+    expect(out.text.length).toBeGreaterThan(8000);
+    expect(out.text).toMatch(/The last line\.$/);
+    // Without the allowance the same address is refused as private: a usage error.
+    const refused = await runCli(['read', url]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^agent: Refused: 127\.0\.0\.1 is .*\n$/);
+  });
+
+  it('exits 2 for a missing file or a bad URL, 1 for a document it cannot read, saying why', async () => {
+    const missing = await runCli(['read', join(dir, 'nope.pdf')]);
+    expect([missing.code, missing.stdout]).toEqual([2, '']);
+    expect(missing.stderr).toBe(`agent: No such file: ${join(dir, 'nope.pdf')}\n`);
+    const ftp = await runCli(['read', 'ftp://example.com/file.pdf']);
+    expect([ftp.code, ftp.stderr]).toEqual([2, 'agent: Only http and https URLs can be read, not ftp:\n']);
+
+    const locked = file('locked.pdf', makePdf({ pages: [['Secret']], encrypted: true }));
+    const r = await runCli(['read', locked]);
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toBe(
+      `agent: ${locked}: the PDF is encrypted (password-protected), so its text cannot be read.\n`,
+    );
+    const scan = await runCli(['read', file('scan.pdf', makePdf({ pages: [['x']], imageOnly: true }))]);
+    expect([scan.code, scan.stderr]).toEqual([
+      1,
+      expect.stringMatching(/no text layer \(scanned or image-only\)/),
+    ]);
+    const odd = await runCli(['read', file('data.xyz', 'text')]);
+    expect([odd.code, odd.stderr]).toEqual([
+      1,
+      expect.stringMatching(/data\.xyz: not a format agent reads \(\.md, /),
+    ]);
+  });
+});
