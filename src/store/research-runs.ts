@@ -58,11 +58,15 @@ const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
  */
 export function saveRun(db: Db, run: NewRun): number {
   try {
-    return db.transaction(() => {
-      const id = insertRun(db, run);
-      if (run.texts?.length) saveRunTexts(db, id, run.texts);
-      return id;
-    })();
+    // BEGIN IMMEDIATE: the write lock is taken (waiting out other writers) before anything is read, so a
+    // snapshot that another process moved on from can never fail the save.
+    return db
+      .transaction(() => {
+        const id = insertRun(db, run);
+        if (run.texts?.length) saveRunTexts(db, id, run.texts);
+        return id;
+      })
+      .immediate();
   } catch (error) {
     throw writeError(db, error);
   }

@@ -135,7 +135,8 @@ async function startSlowServer(): Promise<SlowServer> {
       const question = body.messages.at(-1).content as string;
       questions.push(question);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const frames = chatSse({ text: `Answer to "${question}", written out at some length.` }).split('\n\n');
+      // A whole first line before any wait: a terminal shows a reply's Markdown line by line as each completes.
+      const frames = chatSse({ text: `Answer to "${question}",\nwritten out at some length.` }).split('\n\n');
       if (/slowly/.test(question)) {
         // The start of the answer, then a wait: the user types while it is still streaming.
         res.write(`${frames.slice(0, 4).join('\n\n')}\n\n`);

@@ -118,7 +118,7 @@ describe('agent research with a model: reports, deep rounds and history', () => 
       const r = await runCli(['research', ...model, '--out', out, QUESTION], { env });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(
-        /^agent: Cannot write --out .*: (its folder does not exist|it is a folder)\.\n$/,
+        /^agent: Cannot write --out .*: (the folder .* does not exist|it is a folder)\.\n$/,
       );
     }
     expect(server.requests).toHaveLength(0);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { citedClaims } from '../../src/research/claims.js';
 import { linkTo } from '../../src/research/evidence/fragment.js';
 import { findEvidence, unsupportedClaims } from '../../src/research/evidence/index.js';
 import { locatedSentences, splitSentences } from '../../src/research/evidence/sentences.js';
@@ -17,29 +16,6 @@ const web = (n: number, text: string, location = 'https://example.com/policy') =
   title: `Guide ${n}`,
   location,
   text,
-});
-
-describe('cited claims', () => {
-  it('finds sentences, bullets and table rows with citations, never headings or a header row', () => {
-    const answer = [
-      '# Refunds [1]',
-      'Agents refund up to $200 [1]. Larger refunds need a lead [1][2]. Nothing else.',
-      '',
-      '- Trains are preferred under 500 km [2].',
-      '1. Hotels are capped at £200 [3]',
-      '',
-      '| Role | Limit [1] |',
-      '|---|---|',
-      '| Agent | $200 [1] |',
-    ].join('\n');
-    expect(citedClaims(answer)).toEqual([
-      { text: 'Agents refund up to $200 [1].', cites: [1], kind: 'sentence' },
-      { text: 'Larger refunds need a lead [1][2].', cites: [1, 2], kind: 'sentence' },
-      { text: 'Trains are preferred under 500 km [2].', cites: [2], kind: 'bullet' },
-      { text: 'Hotels are capped at £200 [3]', cites: [3], kind: 'bullet' },
-      { text: '| Agent | $200 [1] |', cites: [1], kind: 'row' },
-    ]);
-  });
 });
 
 describe('source sentences', () => {

@@ -16,5 +16,5 @@ export function forgetOlderReads(db: Db): void {
       KEY,
       String(EXTRACTOR_VERSION),
     );
-  })();
+  }).immediate();
 }
