@@ -19,8 +19,8 @@ const ORDINAL: Record<string, number> = {
 };
 const QUARTER = new RegExp(`(?:Q([1-4])|([1-4])Q(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
 const HALF = new RegExp(`(?:H([12])|([12])H(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
-const IN_WORDS =
-  /\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/gi;
+const IN_WORDS = /(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/iy;
+const ORDINAL_BEFORE = /(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+$/i;
 const MID = /(?:[Mm]id-?\s?|(?:the\s+)?middle\s+of\s+)(\d{4})(?!\d)/g;
 
 const PRODUCT =
@@ -45,14 +45,28 @@ function period(raw: string, prefix: string, n: number, y: number | undefined): 
   return facts;
 }
 
-/** Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text. */
+/**
+ * Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text: the scan
+ * looks for "quarter" and "half" alone, and the ordinal before each is read where it is found.
+ */
 export function readPeriodWords(text: string): { facts: Fact[]; text: string } {
-  if (!/[Qq]uarter|[Hh]alf/.test(text)) return { facts: [], text };
-  return readAll(text, IN_WORDS, (m) => {
+  const facts: Fact[] = [];
+  let out = '';
+  let at = 0;
+  for (const w of text.matchAll(/quarter|half/gi)) {
+    const before = ORDINAL_BEFORE.exec(text.slice(Math.max(at, w.index - 12), w.index));
+    if (!before) continue;
+    IN_WORDS.lastIndex = w.index - before[0].length;
+    const m = IN_WORDS.exec(text);
+    if (!m || (m.index > 0 && /\w/.test(text[m.index - 1]!))) continue;
     const n = ORDINAL[m[1]!.toLowerCase()]!;
     const kind = m[2]!.toLowerCase() === 'half' ? 'h' : 'q';
-    return kind === 'h' && n > 2 ? undefined : period(m[0], kind, n, year(m[3]));
-  });
+    if (kind === 'h' && n > 2) continue;
+    for (const f of period(m[0], kind, n, year(m[3]))) facts.push(f);
+    out += text.slice(at, m.index) + ' '.repeat(m[0].length);
+    at = m.index + m[0].length;
+  }
+  return { facts, text: at === 0 ? text : out + text.slice(at) };
 }
 
 /** Reads fiscal years, quarters, halves, mid-years and versions; returns the facts and the blanked text. */
