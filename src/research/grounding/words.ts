@@ -48,13 +48,16 @@ const HALF_UNIT = new RegExp(
   `\\bhalf\\s+(?:an?\\s+)${DURATION}\\b|\\ban?\\s+${DURATION.replace(/s\?/g, '')}\\s+and\\s+a\\s+half\\b`,
   'gi',
 );
+const HALF_AN = new RegExp(`half\\s+(?:an?\\s+)${DURATION}\\b`, 'gi');
 
 /** Reads "half an hour" (0.5 hours) and "an hour and a half" (1.5 hours), then every run of number words. */
 export function readNumberWords(input: string): Fact[] {
   const facts: Fact[] = [];
-  const text = !/half/i.test(input)
+  // Without "and a half" only "half an hour" can match: that pattern starts with a word, found fast.
+  const halves = !/half/i.test(input) ? undefined : /and\s+a\s+half/i.test(input) ? HALF_UNIT : HALF_AN;
+  const text = !halves
     ? input
-    : input.replace(HALF_UNIT, (raw, half?: string, whole?: string) => {
+    : input.replace(halves, (raw, half?: string, whole?: string) => {
         facts.push(quantity(raw, [{ value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole) }]));
         return ' '.repeat(raw.length);
       });
