@@ -28,8 +28,8 @@ export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
-const BEFORE = 48;
-const AFTER = 64;
+const BEFORE = 24;
+const AFTER = 40;
 
 /**
  * The parts of a text that can hold a figure in digits: a window around every run of digits, cut at

@@ -146,7 +146,8 @@ export function quantity(
     }
     return { kind: keys.kind, raw: raw.trim(), gives: keys.gives, needs: keys.needs };
   }
-  return { raw: raw.trim(), ...quantityKeys(readings, written, extra) };
+  const { kind, gives, needs } = quantityKeys(readings, written, extra);
+  return { kind, raw: raw.trim(), gives, needs };
 }
 
 const single = new Map<string, Pick<Fact, 'kind' | 'gives' | 'needs'>>();
