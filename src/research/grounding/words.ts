@@ -30,13 +30,13 @@ const ORDINALS: Record<string, number> = Object.fromEntries(
     .split(' ')
     .map((w, i) => [w, i + 1]),
 );
-// Number words and ordinals, whole words only; "a"/"an" only before a scale word ("a hundred", "a dozen").
-// Lower case or capitalised, spelt out rather than matched ignoring case, which scans far faster.
-const capitalised = (w: string) => `[${w[0]!.toUpperCase()}${w[0]}]${w.slice(1)}`;
+// Number words and ordinals, whole words only, lower case or capitalised. Grouped by first letter
+// (`[Tt](?:wo|hree|…)`) rather than matched ignoring case, so that each position is rejected quickly.
+const byFirst = new Map<string, string[]>();
+for (const w of [...SMALL, ...Object.keys(TENS), ...Object.keys(WORD_SCALE), ...Object.keys(ORDINALS)])
+  byFirst.set(w[0]!, [...(byFirst.get(w[0]!) ?? []), w.slice(1)]);
 const NUMBER_WORD = new RegExp(
-  `\\b(?:${[...SMALL, ...Object.keys(TENS), ...Object.keys(WORD_SCALE), ...Object.keys(ORDINALS)]
-    .map(capitalised)
-    .join('|')})\\b`,
+  `\\b(?:${[...byFirst].map(([c, rest]) => `[${c.toUpperCase()}${c}](?:${rest.join('|')})`).join('|')})\\b`,
   'g',
 );
 // "a"/"an" right before a scale word are read where a scale word is found, not by the scan.
