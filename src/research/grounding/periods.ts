@@ -73,18 +73,28 @@ export function readPeriodWords(text: string): { facts: Fact[]; text: string } {
 export function readPeriods(input: string): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   let text = input;
-  const pass = (re: RegExp, read: (m: RegExpExecArray) => Fact[] | undefined) => {
+  // Each pass runs only when the text holds the letters its pattern cannot match without.
+  const pass = (re: RegExp, read: (m: RegExpExecArray) => Fact[] | undefined, needs = true) => {
+    if (!needs) return;
     const r = readAll(text, re, read, re === FISCAL || re === MID ? /[\p{L}]/u : /[\p{L}\p{N}.]/u);
     facts.push(...r.facts);
     text = r.text;
   };
-  pass(FISCAL, (m) => {
-    const y = year(m[1] ?? m[2])!;
-    return [keyed('period', m[0], [`fy:${y}`, `n:${y}`], [`fy:${y}`])];
-  });
-  pass(QUARTER, (m) => period(m[0], 'q', Number(m[1] ?? m[2]), year(m[3])));
-  pass(HALF, (m) => period(m[0], 'h', Number(m[1] ?? m[2]), year(m[3])));
-  pass(MID, (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])]);
+  pass(
+    FISCAL,
+    (m) => {
+      const y = year(m[1] ?? m[2])!;
+      return [keyed('period', m[0], [`fy:${y}`, `n:${y}`], [`fy:${y}`])];
+    },
+    text.includes('FY') || text.includes('iscal'),
+  );
+  pass(QUARTER, (m) => period(m[0], 'q', Number(m[1] ?? m[2]), year(m[3])), text.includes('Q'));
+  pass(HALF, (m) => period(m[0], 'h', Number(m[1] ?? m[2]), year(m[3])), text.includes('H'));
+  pass(
+    MID,
+    (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])],
+    text.includes('id'),
+  );
   pass(VERSION, (m) => {
     const written = m[1] ?? m[2] ?? m[3]!;
     // "Python 3.5%" or "Version 2.5 million" are not versions.
