@@ -93,7 +93,7 @@ export function readPeriods(input: string): { facts: Fact[]; text: string } {
   pass(
     MID,
     (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])],
-    text.includes('id'),
+    text.includes('mid') || text.includes('Mid'),
   );
   pass(VERSION, (m) => {
     const written = m[1] ?? m[2] ?? m[3]!;
