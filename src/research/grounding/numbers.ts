@@ -30,6 +30,30 @@ const NUMBER = new RegExp(
     String.raw`(?<int>${GROUPED}|\d+)(?<dec>[.,]\d+)?(?![\d])${SCALE}?`,
   'gu',
 );
+const NUMBER_AT = new RegExp(NUMBER.source, 'uy');
+// The characters a sign or currency before a number can start with, and how far before its digits.
+const PREFIX_START = /[-−–$€£¥₹A-Z]/;
+const PREFIX_MAX = 8;
+
+/**
+ * The matches of NUMBER, found from the runs of digits: a number starts at most a few characters before
+ * its first digit, so the pattern is tried only there (the first start that matches, as a scan would).
+ */
+function* numberMatches(text: string): Generator<RegExpExecArray> {
+  let end = 0;
+  for (const digits of text.matchAll(/\d+/g)) {
+    if (digits.index < end) continue;
+    for (let at = Math.max(end, digits.index - PREFIX_MAX); at <= digits.index; at++) {
+      if (at < digits.index && !PREFIX_START.test(text[at]!)) continue;
+      NUMBER_AT.lastIndex = at;
+      const m = NUMBER_AT.exec(text);
+      if (!m) continue;
+      end = at + m[0].length;
+      yield m;
+      break;
+    }
+  }
+}
 // What the number counts, read where the number ends (one sticky match per number, not a scan).
 const UNIT_HERE = new RegExp(UNIT_AFTER, 'uy');
 const SCALES: Record<string, number> = {
@@ -76,7 +100,7 @@ export interface NumberOptions {
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
   const parsed: Parsed[] = [];
-  for (const m of text.matchAll(NUMBER)) {
+  for (const m of numberMatches(text)) {
     const g = m.groups!;
     UNIT_HERE.lastIndex = m.index + m[0].length;
     const unitText = UNIT_HERE.exec(text)?.[0];

@@ -19,8 +19,8 @@ const ORDINAL: Record<string, number> = {
 };
 const QUARTER = new RegExp(`(?:Q([1-4])|([1-4])Q(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
 const HALF = new RegExp(`(?:H([12])|([12])H(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
-const IN_WORDS =
-  /\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/gi;
+const IN_WORDS = /(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/iy;
+const ORDINAL_BEFORE = /(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+$/i;
 const MID = /(?:[Mm]id-?\s?|(?:the\s+)?middle\s+of\s+)(\d{4})(?!\d)/g;
 
 const PRODUCT =
@@ -45,32 +45,56 @@ function period(raw: string, prefix: string, n: number, y: number | undefined): 
   return facts;
 }
 
-/** Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text. */
+/**
+ * Reads quarters and halves named in words ("the third quarter of 2025"), from the whole text: the scan
+ * looks for "quarter" and "half" alone, and the ordinal before each is read where it is found.
+ */
 export function readPeriodWords(text: string): { facts: Fact[]; text: string } {
-  if (!/[Qq]uarter|[Hh]alf/.test(text)) return { facts: [], text };
-  return readAll(text, IN_WORDS, (m) => {
+  const facts: Fact[] = [];
+  let out = '';
+  let at = 0;
+  for (const w of text.matchAll(/quarter|half/gi)) {
+    const before = ORDINAL_BEFORE.exec(text.slice(Math.max(at, w.index - 12), w.index));
+    if (!before) continue;
+    IN_WORDS.lastIndex = w.index - before[0].length;
+    const m = IN_WORDS.exec(text);
+    if (!m || (m.index > 0 && /\w/.test(text[m.index - 1]!))) continue;
     const n = ORDINAL[m[1]!.toLowerCase()]!;
     const kind = m[2]!.toLowerCase() === 'half' ? 'h' : 'q';
-    return kind === 'h' && n > 2 ? undefined : period(m[0], kind, n, year(m[3]));
-  });
+    if (kind === 'h' && n > 2) continue;
+    for (const f of period(m[0], kind, n, year(m[3]))) facts.push(f);
+    out += text.slice(at, m.index) + ' '.repeat(m[0].length);
+    at = m.index + m[0].length;
+  }
+  return { facts, text: at === 0 ? text : out + text.slice(at) };
 }
 
 /** Reads fiscal years, quarters, halves, mid-years and versions; returns the facts and the blanked text. */
 export function readPeriods(input: string): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   let text = input;
-  const pass = (re: RegExp, read: (m: RegExpExecArray) => Fact[] | undefined) => {
+  // Each pass runs only when the text holds the letters its pattern cannot match without.
+  const pass = (re: RegExp, read: (m: RegExpExecArray) => Fact[] | undefined, needs = true) => {
+    if (!needs) return;
     const r = readAll(text, re, read, re === FISCAL || re === MID ? /[\p{L}]/u : /[\p{L}\p{N}.]/u);
     facts.push(...r.facts);
     text = r.text;
   };
-  pass(FISCAL, (m) => {
-    const y = year(m[1] ?? m[2])!;
-    return [keyed('period', m[0], [`fy:${y}`, `n:${y}`], [`fy:${y}`])];
-  });
-  pass(QUARTER, (m) => period(m[0], 'q', Number(m[1] ?? m[2]), year(m[3])));
-  pass(HALF, (m) => period(m[0], 'h', Number(m[1] ?? m[2]), year(m[3])));
-  pass(MID, (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])]);
+  pass(
+    FISCAL,
+    (m) => {
+      const y = year(m[1] ?? m[2])!;
+      return [keyed('period', m[0], [`fy:${y}`, `n:${y}`], [`fy:${y}`])];
+    },
+    text.includes('FY') || text.includes('iscal'),
+  );
+  pass(QUARTER, (m) => period(m[0], 'q', Number(m[1] ?? m[2]), year(m[3])), text.includes('Q'));
+  pass(HALF, (m) => period(m[0], 'h', Number(m[1] ?? m[2]), year(m[3])), text.includes('H'));
+  pass(
+    MID,
+    (m) => [keyed('period', m[0], [`mid:${m[1]}`, `n:${m[1]}`], [`mid:${m[1]}`])],
+    text.includes('mid') || text.includes('Mid'),
+  );
   pass(VERSION, (m) => {
     const written = m[1] ?? m[2] ?? m[3]!;
     // "Python 3.5%" or "Version 2.5 million" are not versions.

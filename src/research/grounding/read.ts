@@ -28,8 +28,8 @@ export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
-const BEFORE = 48;
-const AFTER = 64;
+const BEFORE = 24;
+const AFTER = 40;
 
 /**
  * The parts of a text that can hold a figure in digits: a window around every run of digits, cut at
@@ -73,14 +73,18 @@ function normalise(text: string): string {
 
 /** Normalised text with list markers, heading numbers and line-end breaks inside numbers and words undone. */
 export function undoLayout(text: string): string {
+  // A newline is put before the text so that every line start is a newline: a pattern that starts with a
+  // literal character is found far faster than one that starts with `^` or an alternation.
   return (
-    normalise(text)
-      // `1.`, `2)`, `(3)` starting a line or list item, and `## 1.2 Heading` numbers (a line start is
-      // matched as a newline, which is found far faster than `^` with the m flag).
-      .replace(/(^|\n)([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t]+\S)/g, '$1$2')
-      .replace(/(^|\n)([ \t]*#{1,6}[ \t]+)\d+(?:\.\d+)*\.?(?=[ \t])/g, '$1$2')
-      // `(2)` enumerating inside a sentence: "(1) refunds and (2) returns".
-      .replace(/(^|[\s:;,])\(\d{1,2}\)(?=\s+\p{L})/gu, '$1   ')
+    `\n${normalise(text)}`
+      // `1.`, `2)`, `(3)` starting a line or list item, and `## 1.2 Heading` numbers.
+      .replace(/\n([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t]+\S)/g, '\n$1')
+      .replace(/\n([ \t]*#{1,6}[ \t]+)\d+(?:\.\d+)*\.?(?=[ \t])/g, '\n$1')
+      // `(2)` enumerating inside a sentence: "(1) refunds and (2) returns" (the character before is
+      // tested here, so that the scan looks for `(` alone).
+      .replace(/\(\d{1,2}\)(?=\s+\p{L})/gu, (match, at: number, all: string) =>
+        ENUMERATION_AFTER.test(all[at - 1]!) ? '   ' : match,
+      )
       // 1,500,\n000 and 1,500,-\n000: a number broken after a group separator.
       .replace(/(\d[,.'’])-?[ \t]*\n[ \t]*(?=\d)/g, '$1')
       // twenty-\nfive keeps its hyphen; hyphen-\nation loses it.
@@ -91,5 +95,8 @@ export function undoLayout(text: string): string {
             ? '-'
             : '',
       )
+      .slice(1)
   );
 }
+
+const ENUMERATION_AFTER = /[\s:;,]/;

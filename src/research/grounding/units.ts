@@ -134,6 +134,29 @@ export function quantity(
   written: string[] = [],
   extra: string[] = [],
 ): Fact {
+  // Most numbers have one reading: their keys are made once per value and unit and shared (never mutated).
+  if (readings.length === 1 && written.length === 0 && extra.length === 0) {
+    const { value, unit } = readings[0]!;
+    const key = `${value}|${unit?.cls ?? ''}|${unit?.norm ? 1 : 0}`;
+    let keys = single.get(key);
+    if (!keys) {
+      if (single.size > 50_000) single.clear();
+      keys = quantityKeys(readings, written, extra);
+      single.set(key, keys);
+    }
+    return { kind: keys.kind, raw: raw.trim(), gives: keys.gives, needs: keys.needs };
+  }
+  const { kind, gives, needs } = quantityKeys(readings, written, extra);
+  return { kind, raw: raw.trim(), gives, needs };
+}
+
+const single = new Map<string, Pick<Fact, 'kind' | 'gives' | 'needs'>>();
+
+function quantityKeys(
+  readings: Reading[],
+  written: string[],
+  extra: string[],
+): Pick<Fact, 'kind' | 'gives' | 'needs'> {
   const gives = new Set<string>(extra);
   const needs = new Set<string>(extra);
   const add = (n: string, u: string, b: string, v: string, unit: Unit | undefined) => {
@@ -157,5 +180,5 @@ export function quantity(
     }
   }
   const kind = readings.find((r) => r.unit)?.unit?.kind ?? 'number';
-  return { kind, raw: raw.trim(), gives: [...gives], needs: [...needs] };
+  return { kind, gives: [...gives], needs: [...needs] };
 }

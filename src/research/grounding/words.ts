@@ -30,20 +30,17 @@ const ORDINALS: Record<string, number> = Object.fromEntries(
     .split(' ')
     .map((w, i) => [w, i + 1]),
 );
-// Number words and ordinals, whole words only; "a"/"an" only before a scale word ("a hundred", "a dozen").
-// Lower case or capitalised, spelt out rather than matched ignoring case, which scans far faster.
-const capitalised = (w: string) => `[${w[0]!.toUpperCase()}${w[0]}]${w.slice(1)}`;
+// Number words and ordinals, whole words only, lower case or capitalised. Grouped by first letter
+// (`[Tt](?:wo|hree|…)`) rather than matched ignoring case, so that each position is rejected quickly.
+const byFirst = new Map<string, string[]>();
+for (const w of [...SMALL, ...Object.keys(TENS), ...Object.keys(WORD_SCALE), ...Object.keys(ORDINALS)])
+  byFirst.set(w[0]!, [...(byFirst.get(w[0]!) ?? []), w.slice(1)]);
 const NUMBER_WORD = new RegExp(
-  `\\b(?:[Aa]n?(?=[\\s-]+(?:${Object.keys(WORD_SCALE).join('|')})\\b)|(?:${[
-    ...SMALL,
-    ...Object.keys(TENS),
-    ...Object.keys(WORD_SCALE),
-    ...Object.keys(ORDINALS),
-  ]
-    .map(capitalised)
-    .join('|')})\\b)`,
+  `\\b(?:${[...byFirst].map(([c, rest]) => `[${c.toUpperCase()}${c}](?:${rest.join('|')})`).join('|')})\\b`,
   'g',
 );
+// "a"/"an" right before a scale word are read where a scale word is found, not by the scan.
+const A_BEFORE = /(?<!\w)[Aa]n?[\s-]+$/;
 const UNIT_HERE = new RegExp(`^${UNIT_AFTER}`, 'iu');
 const AND_A_HALF = /^\s+and\s+a\s+half\b/i;
 const DURATION = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?)';
@@ -51,14 +48,19 @@ const HALF_UNIT = new RegExp(
   `\\bhalf\\s+(?:an?\\s+)${DURATION}\\b|\\ban?\\s+${DURATION.replace(/s\?/g, '')}\\s+and\\s+a\\s+half\\b`,
   'gi',
 );
+const HALF_AN = new RegExp(`half\\s+(?:an?\\s+)${DURATION}\\b`, 'gi');
 
 /** Reads "half an hour" (0.5 hours) and "an hour and a half" (1.5 hours), then every run of number words. */
 export function readNumberWords(input: string): Fact[] {
   const facts: Fact[] = [];
-  const text = input.replace(HALF_UNIT, (raw, half?: string, whole?: string) => {
-    facts.push(quantity(raw, [{ value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole) }]));
-    return ' '.repeat(raw.length);
-  });
+  // Without "and a half" only "half an hour" can match: that pattern starts with a word, found fast.
+  const halves = !/half/i.test(input) ? undefined : /and\s+a\s+half/i.test(input) ? HALF_UNIT : HALF_AN;
+  const text = !halves
+    ? input
+    : input.replace(halves, (raw, half?: string, whole?: string) => {
+        facts.push(quantity(raw, [{ value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole) }]));
+        return ' '.repeat(raw.length);
+      });
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
     if (run.length === 0) return;
@@ -87,6 +89,14 @@ export function readNumberWords(input: string): Fact[] {
       flush();
       facts.push({ ...quantity(m[0], [{ value: ORDINALS[word]! }]), weak: true });
       continue;
+    }
+    if (word in WORD_SCALE) {
+      const a = A_BEFORE.exec(text.slice(Math.max(0, m.index - 16), m.index));
+      if (a) {
+        flush();
+        const start = m.index - a[0].length;
+        run.push({ word: 'a', start, end: start + (a[0][1] === 'n' ? 2 : 1) });
+      }
     }
     // Words join a run across spaces and hyphens, and across "and" after a scale ("one hundred and five").
     const prev = run.at(-1);
