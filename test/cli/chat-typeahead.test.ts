@@ -212,7 +212,7 @@ describe.skipIf(!hasScript)('the chat on a terminal', () => {
       .slice(mark)
       .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
     expect(plain).toMatch(
-      /› second question\r?\nAnswer to "second question".*\r?\n› third question\r?\nAnswer to "third question"/,
+      /› second question\r?\nAnswer to "second question",\r?\nwritten out at some length\.\r?\n› third question\r?\nAnswer to "third question"/,
     );
 
     chat.type('\x04');
