@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
+import { CapReached, capNotice, capTooLow, runBudget } from './budget.js';
 import { type DocumentInfo, listDocuments, searchDocuments } from './documents.js';
 import { fallbackPlan, followUp, PLAN_LIST_LIMIT } from './follow-up.js';
 import { type Emit, limiter, MAX_TOKENS, modelCaller, RunLedger, settleAll } from './model-call.js';
@@ -20,7 +21,7 @@ export const DEFAULT_CONCURRENCY = 16;
 
 type ChainResult = Pick<
   ResearchResult,
-  'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated'
+  'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated' | 'budget'
 >;
 
 /** Plan → (collect and extract, pipelined) → [follow-up → collect and extract]… → write. */
@@ -32,7 +33,10 @@ export async function modelChain(
 ): Promise<ChainResult> {
   const runId = o.runId ?? randomUUID();
   const ledger = new RunLedger();
-  const call = modelCaller(o, m.provider, runId, ledger, emit);
+  const step = settings.report ? 'report' : 'write';
+  const writeSystem = settings.report ? REPORT_SYSTEM : WRITE_SYSTEM;
+  const budget = runBudget(o, m, { system: writeSystem, maxTokens: MAX_TOKENS[step] });
+  const call = modelCaller(o, m.provider, runId, ledger, emit, budget);
   const webAvailable = searchBackendName(o.env) !== undefined;
   const all = listDocuments(o.db, o.contentDir);
   const known = new Set(all.map((d) => d.slug));
@@ -41,12 +45,17 @@ export async function modelChain(
   emit({ type: 'step', name: 'plan' });
   const shown: DocumentInfo[] =
     all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;
+  const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
   const planned = await makePlan(
     async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
-    planPrompt(o.question, shown, webAvailable, settings.breadth),
+    prompt,
     known,
     { breadth: settings.breadth },
-  );
+  ).catch((error) => {
+    if (!(budget && error instanceof CapReached)) throw error;
+    const inputChars = PLAN_SYSTEM.length + prompt.length;
+    throw capTooLow(budget, { model: m.smallModel, inputChars, maxTokens: MAX_TOKENS.plan });
+  });
   if (planned.dropped.length)
     emit({
       type: 'notice',
@@ -65,6 +74,8 @@ export async function modelChain(
   const facts = new Map<Source, string>();
   /** Sources whose extraction failed (a context-length 400 on one huge page, say): noted, not fatal. */
   const failed = new Map<Source, string>();
+  /** Sources collected after the spending cap stopped extraction: dropped before the write. */
+  const unread = new Set<Source>();
   const seen = new Set<string>();
   const searched: string[] = [];
   const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
@@ -97,7 +108,8 @@ export async function modelChain(
             facts.set(source, text.trim() || NO_FACTS);
           } catch (error) {
             if (error instanceof AbortedError) throw error;
-            failed.set(source, errorMessage(error));
+            if (error instanceof CapReached) unread.add(source);
+            else failed.set(source, errorMessage(error));
           }
         });
         // Handled later by settleAll; marked now so an early failure is not an unhandled rejection.
@@ -117,7 +129,19 @@ export async function modelChain(
     for (const s of collected)
       if (failed.has(s))
         emit({ type: 'notice', message: `No facts from [${s.n}] ${s.title}: ${failed.get(s)}` });
+    if (unread.size) stopAtCap();
     return collected;
+  };
+
+  /** The cap stopped collection: what was not extracted is dropped and the rest renumbered. */
+  const stopAtCap = () => {
+    const total = sources.length;
+    const kept = sources.filter((s) => !unread.has(s));
+    kept.forEach((s, i) => {
+      s.n = i + 1;
+    });
+    sources.splice(0, sources.length, ...kept);
+    emit({ type: 'notice', message: capNotice(budget!, kept.length, total) });
   };
 
   for (let round = 1; ; round++) {
@@ -135,7 +159,7 @@ export async function modelChain(
       }
     }
 
-    if (round >= settings.depth) break;
+    if (round >= settings.depth || budget?.stopped) break;
     if (sources.length >= settings.maxSources) {
       emit({
         type: 'notice',
@@ -153,6 +177,10 @@ export async function modelChain(
       all,
       known,
       webAvailable,
+    }).catch((error) => {
+      if (!(budget && error instanceof CapReached)) throw error;
+      stopAtCap();
+      return undefined;
     });
     if (!next) break;
     if (next.gaps.length) emit({ type: 'notice', message: `Gaps: ${next.gaps.join('; ')}` });
@@ -167,6 +195,10 @@ export async function modelChain(
     plan = fresh;
   }
 
+  if (sources.length === 0 && budget?.stopped)
+    throw new AgentError(
+      'The spending cap (--max-cost) left no room to read any source after planning: raise it to get an answer.',
+    );
   if (sources.length === 0)
     throw new AgentError(
       'No source could be collected for this question, so there is nothing to answer from.',
@@ -182,11 +214,10 @@ export async function modelChain(
       ? '(no facts: extraction failed; do not cite this source)'
       : (facts.get(source) ?? NO_FACTS),
   }));
-  const step = settings.report ? 'report' : 'write';
   const written = await call(
     'write',
     m.largeModel,
-    settings.report ? REPORT_SYSTEM : WRITE_SYSTEM,
+    writeSystem,
     [{ role: 'user', content: writePrompt(o.question, notes) }],
     (delta) => emit({ type: 'text', delta }),
     MAX_TOKENS[step],
@@ -207,5 +238,14 @@ export async function modelChain(
     usage: ledger.totals(),
     rounds,
     truncated,
+    ...(budget
+      ? {
+          budget: {
+            limitUsd: budget.limitUsd,
+            spentUsd: ledger.totals().costUsd,
+            stopped: budget.stopped,
+          },
+        }
+      : {}),
   };
 }

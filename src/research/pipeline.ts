@@ -72,6 +72,9 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
     settings,
     createdAt,
   };
+  // An extractive run spends nothing, whatever the cap.
+  if (o.maxCostUsd !== undefined && !result.budget)
+    result.budget = { limitUsd: o.maxCostUsd, spentUsd: 0, stopped: false };
   // An extractive run that matched nothing has no answer to keep.
   if (o.save !== false && (result.mode === 'model' || result.sources.length > 0)) save(o.db, result, emit);
   return result;

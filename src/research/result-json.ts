@@ -21,6 +21,7 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
     citations: result.citations,
     grounding: result.grounding,
     usage: result.usage,
+    ...(result.budget ? { budget: result.budget } : {}),
     format: result.settings.report ? 'report' : 'answer',
     settings: result.settings,
     rounds: result.rounds,

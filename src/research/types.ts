@@ -75,6 +75,8 @@ export interface ResearchResult {
   rounds: number;
   /** The answer or report was cut off at the output limit: it is incomplete. */
   truncated: boolean;
+  /** Only under a spending cap: the cap, the run's spend, and whether the cap stopped collection. */
+  budget?: { limitUsd: number; spentUsd: number | null; stopped: boolean };
   createdAt: string;
 }
 
@@ -96,6 +98,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   signal?: AbortSignal;
   /** Extraction calls in flight at once. */
   concurrency?: number;
+  /** A spending cap in US dollars (`--max-cost`): collection stops before a call could break it. */
+  maxCostUsd?: number;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
+import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import { type ModelSetup, type ResearchResult, runResearch } from '../../research/pipeline.js';
 import { checkWritable, writeFileAtomic } from '../files.js';
@@ -32,6 +33,7 @@ export interface ResearchCommandOptions {
   perSearch?: number;
   maxSources?: number;
   concurrency?: number;
+  maxCost?: number;
   db?: string;
 }
 
@@ -61,6 +63,9 @@ export async function runResearchCommand(
   if (o.out) checkWritable(o.out);
   const models = await researchModels(o);
   const userPrices = models ? loadUserPrices() : {};
+  const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  if (models && maxCostUsd !== undefined)
+    requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(spinner, !o.json && Boolean(process.stdout.isTTY));
@@ -85,6 +90,7 @@ export async function runResearchCommand(
       perSearch: o.perSearch,
       maxSources: o.maxSources,
       concurrency: o.concurrency,
+      maxCostUsd,
       onEvent: renderer.handle,
     });
     ok = true;

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { PROVIDERS } from '../../providers/registry.js';
+import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
 
 // Option parsers and options shared by several commands.
 
@@ -15,6 +16,14 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value:
 }
 
 export const positiveInt = wholeNumber(1);
+
+/** `--max-cost <usd>`, shared by research and chat. */
+export const maxCostOption = (what: string) =>
+  new Option('--max-cost <usd>', `${what} (default: $AGENT_MAX_COST)`).argParser((value) => {
+    const n = parseUsd(value);
+    if (n === undefined) throw new InvalidArgumentError(`${USD_EXPECTED}.`);
+    return n;
+  });
 
 /** `--provider`, shared by every command that calls a model. */
 export const providerOption = () =>

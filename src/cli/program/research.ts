@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { positiveInt, providerOption, wholeNumber } from './options.js';
+import { maxCostOption, positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
@@ -33,6 +33,9 @@ export function addResearchCommand(program: Command): void {
     .option('--per-search <n>', 'results read per web search (1-10)', perSearch, 2)
     .option('--max-sources <n>', 'stop reading after this many sources', positiveInt, 20)
     .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
+    .addOption(
+      maxCostOption('stop collecting before the run could cost more than this many US dollars, then answer'),
+    )
     .option('-o, --out <file>', 'also write the answer or report as Markdown')
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
@@ -46,7 +49,8 @@ Examples:
   agent research "How much can a support agent refund without approval?"
   agent research "What is our travel hotel limit in London?" --out answer.md
   agent research --report --depth 2 "How do refunds, approvals and escalations fit together?" -o report.md
-  agent research --content ~/wiki "Who approves a $20,000 purchase?" --json`,
+  agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
+  agent research --depth 3 --max-cost 0.50 "What do our policies say about gifts?"`,
     )
     .action(async (words: string[], options, command: Command) => {
       const { runResearchCommand } = await import('../commands/research.js');
