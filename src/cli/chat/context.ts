@@ -4,6 +4,7 @@ import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { ChatCap } from './cap.js';
 
 export interface ChatOptions {
   provider?: string;
@@ -18,6 +19,8 @@ export interface ChatOptions {
   session?: number;
   /** The MCP servers file (`--mcp`). */
   mcp?: string;
+  /** A spending cap in US dollars for this chat (`--max-cost`). */
+  maxCost?: number;
 }
 
 /** What the chat's input loops share: the session, its store, and what /research needs. */
@@ -31,4 +34,6 @@ export interface Chat {
   /** Every tool offered, and for MCP tools the server each comes from (for /tools). */
   tools: { registry: ToolRegistry; origins: Map<string, string> };
   spinner?: Ora;
+  /** The spending cap, when one is set. */
+  cap?: ChatCap;
 }

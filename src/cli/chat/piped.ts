@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { AgentError, errorMessage } from '../../errors.js';
+import { capRefusal } from './cap.js';
 import type { Chat } from './context.js';
 import { asMessage, slash } from './slash.js';
 import { TurnRenderer } from './turn-render.js';
@@ -19,6 +20,8 @@ export async function piped(chat: Chat): Promise<void> {
       const typed = raw.trim();
       if (!typed) continue;
       const text = asMessage(typed);
+      const refused = capRefusal(chat, typed);
+      if (refused) throw new AgentError(refused);
       busy = new AbortController();
       if (text === undefined) {
         const go = await slash(chat, typed, (out) => process.stdout.write(`${out}\n`), busy.signal).catch(

@@ -10,11 +10,13 @@ import {
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
+import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import { getSession, latestSession, loadMessages, type SessionSummary } from '../../store/sessions.js';
 import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
+import { newCap } from '../chat/cap.js';
 import type { Chat, ChatOptions } from '../chat/context.js';
 import { interactive } from '../chat/interactive.js';
 import { piped } from '../chat/piped.js';
@@ -27,6 +29,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   if (options.continue && options.session !== undefined)
     throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
+  const maxCostUsd = maxCostSetting(options.maxCost, process.env);
   const db = openDb(options.db);
   let mcp: Awaited<ReturnType<typeof import('../../mcp/index.js').loadMcpTools>> | undefined;
   try {
@@ -68,6 +71,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       smallModel: resolveModel(providerName, 'small', undefined, process.env, model),
       largeModel: resolveModel(providerName, 'large', undefined, process.env, model),
     };
+    if (maxCostUsd !== undefined)
+      requirePrices(providerName, [model, research.smallModel, research.largeModel], userPrices);
     // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
     const dim = styleFor(process.stderr).dim;
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
@@ -79,6 +84,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       research,
       userPrices,
       tools: { registry, origins: mcp.origins },
+      cap: maxCostUsd === undefined ? undefined : newCap(maxCostUsd),
     };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);
