@@ -151,7 +151,8 @@ export function usageLine(result: ResearchResult): string {
   const rounds = result.rounds > 1 ? ` · ${result.rounds} rounds` : '';
   return (
     `${u.calls} model calls${rounds} · ${formatInt(u.inputTokens)} input, ${formatInt(u.cacheReadTokens)} cache read, ` +
-    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}`
+    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}` +
+    (result.budget ? ` of the ${formatUsd(result.budget.limitUsd)} cap` : '')
   );
 }
 

@@ -90,6 +90,12 @@ describe('agent research --max-cost', () => {
     expect(extractions).toBe(Number(read![1]));
   });
 
+  it('says the cap in the usage line of a text run', async () => {
+    const r = await research(['--max-cost', '5']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/output tokens · \$0\.\d\d of the \$5\.00 cap\n/);
+  });
+
   it('takes its default from AGENT_MAX_COST; no cap, no budget key', async () => {
     const capped = await research(['--json'], { AGENT_MAX_COST: '5' });
     expect(JSON.parse(capped.stdout).budget).toMatchObject({ limitUsd: 5, stopped: false });
