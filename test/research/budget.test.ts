@@ -129,7 +129,11 @@ const docs = Object.fromEntries(
 );
 const PRICES = { small: price(1, 10), large: price(1, 10) };
 
-function capped(maxCostUsd: number | undefined, concurrency = 4) {
+function capped(
+  maxCostUsd: number | undefined,
+  concurrency = 4,
+  more: { depth?: number; prices?: Record<string, Price> } = {},
+) {
   const base = researchModel({
     plan: () =>
       JSON.stringify({ documents: Object.keys(docs).map((d) => d.replace(/\.md$/, '')), searches: [] }),
@@ -154,7 +158,8 @@ function capped(maxCostUsd: number | undefined, concurrency = 4) {
     contentDir: contentFolder(docs),
     env: {},
     models: { provider, smallModel: 'small', largeModel: 'large' },
-    userPrices: PRICES,
+    userPrices: more.prices ?? PRICES,
+    depth: more.depth,
     breadth: 12,
     concurrency,
     maxCostUsd,
@@ -206,6 +211,24 @@ describe('a research run under a cap', () => {
     const result = await promise;
     expect(model.calls.filter((c) => c.step === 'extract')).toHaveLength(12);
     expect(result.budget).toMatchObject({ limitUsd: 5, stopped: false });
+  });
+
+  it('stops before a follow-up round that would break the cap, and writes from every source read', async () => {
+    // Planning and following up are dear (a small model at $100 a million output tokens): the plan fits
+    // with the write step's reserve, the follow-up after twelve extractions does not.
+    const prices = { small: price(1, 100), large: price(1, 10) };
+    const { model, events, promise } = capped(1, 4, { depth: 2, prices });
+    const result = await promise;
+    expect(model.calls.map((c) => c.step).filter((s) => s !== 'extract')).toEqual(['plan', 'write']);
+    expect(result.sources).toHaveLength(12);
+    expect(result.budget).toMatchObject({ stopped: true });
+    expect(result.usage.costUsd!).toBeLessThanOrEqual(1);
+    expect(events).toContainEqual({
+      type: 'notice',
+      message: expect.stringMatching(
+        /^Stopped collecting at \$0\.\d\d of the \$1\.00 cap: 12 of 12 sources read\.$/,
+      ),
+    });
   });
 
   it('has no budget key without a cap', async () => {
