@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
+import { hasScript, terminalChat } from '../support/pty.js';
 import { contentFolder } from '../support/research-world.js';
 import { chatSse } from '../support/sse-builders.js';
 
@@ -163,6 +164,26 @@ describe('agent chat --max-cost', () => {
     const r = await chat([], 'first\n/max-cost 1\nsecond\n', { AGENT_MAX_COST: '0.01' });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('An answer.\nSpending cap $1.00: $0.02 spent under it.\nAn answer.\n');
+  });
+
+  it.skipIf(!hasScript)('on a terminal, refuses the message and keeps the chat open', async () => {
+    const t = terminalChat(
+      ['--provider', 'openai-compatible', '--model', 'local-model', '--max-cost', '0.01'],
+      {
+        OPENAI_BASE_URL: `${server.url}/v1`,
+        AGENT_DB: tempDb(),
+        AGENT_PRICES: prices({ 'local-model': { input: 0, output: 1000 } }),
+      },
+    );
+    await t.waitFor(/› /);
+    t.type('first\r');
+    await t.waitFor(/An answer\./);
+    const mark = t.mark();
+    t.type('second\r');
+    await t.waitFor(/Not sent: this chat has spent \$0\.02 of its \$0\.01 cap/, mark);
+    t.type('\x04');
+    expect(await t.exited).toBe(0);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('needs a price for the chat model', async () => {
