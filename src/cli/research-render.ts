@@ -220,7 +220,9 @@ export function usageLine(result: ResearchResult): string {
   const timed = result.timings ? ` · ${timingsLine(result.timings)}` : '';
   return (
     `${u.calls} model calls${rounds} · ${formatInt(u.inputTokens)} input, ${formatInt(u.cacheReadTokens)} cache read, ` +
-    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}${timed}`
+    `${formatInt(u.outputTokens)} output tokens · ${formatUsd(u.costUsd)}` +
+    (result.budget ? ` of the ${formatUsd(result.budget.limitUsd)} cap` : '') +
+    timed
   );
 }
 

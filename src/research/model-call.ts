@@ -8,6 +8,7 @@ import {
   type Provider,
   type Usage,
 } from '../types.js';
+import { type Budget, CapReached } from './budget.js';
 import type { ResearchEvent, ResearchOptions, ResearchResult } from './types.js';
 
 // How the research chain calls a model: every call recorded in the ledger and the run's totals, whatever
@@ -38,8 +39,9 @@ export function modelCaller(
   runId: string,
   ledger: RunLedger,
   emit: Emit,
+  budget?: Budget,
 ) {
-  const record = (step: string, reply: AssistantMessage, cancelled = false) => {
+  const record = (step: string, reply: AssistantMessage, cancelled = false): number | null => {
     const costUsd = recordCall(
       o.db,
       {
@@ -55,6 +57,7 @@ export function modelCaller(
     );
     ledger.add(reply, costUsd);
     emit({ type: 'spend', step, model: reply.model, usage: reply.usage, costUsd });
+    return costUsd;
   };
   return async (
     step: ModelStep,
@@ -65,6 +68,15 @@ export function modelCaller(
     maxTokens: number = MAX_TOKENS[step],
   ) => {
     if (o.signal?.aborted) throw new AbortedError();
+    // Under a cap the call waits for room, or is refused (the request's size stands for its input).
+    const ticket = await budget?.admit({
+      model,
+      inputChars: system.length + JSON.stringify(messages).length,
+      maxTokens,
+      notes: step === 'extract',
+      final: step === 'write',
+    });
+    if (budget && !ticket) throw new CapReached(step);
     let reply: AssistantMessage;
     try {
       reply = await provider.complete({
@@ -76,16 +88,26 @@ export function modelCaller(
         onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
       });
     } catch (error) {
-      if (error instanceof AbortedError) {
-        // A cancelled call is billed all the same: record what is known of it.
-        if (error.partial) record(step, error.partial, true);
-        throw error;
+      // A cancelled call is billed all the same: record what is known of it. A failed call gives its
+      // room back, so that calls waiting for room are not kept waiting.
+      const partial = error instanceof AbortedError ? error.partial : undefined;
+      let cost: number | null = 0;
+      try {
+        if (partial) cost = record(step, partial, true);
+      } finally {
+        ticket?.settle(cost);
       }
+      if (error instanceof AbortedError) throw error;
       if (o.signal?.aborted) throw new AbortedError();
       throw new AgentError(`The ${step} step failed: ${errorMessage(error)}`, { cause: error });
     }
-    record(step, reply);
     const text = reply.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+    let costUsd: number | null = null;
+    try {
+      costUsd = record(step, reply);
+    } finally {
+      ticket?.settle(costUsd, text.length);
+    }
     return { text, stopReason: reply.stopReason };
   };
 }

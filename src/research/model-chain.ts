@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
+import { CapReached, capNotice, capTooLow, runBudget } from './budget.js';
 import { type DocumentInfo, listDocuments, searchDocuments } from './documents.js';
 import { fallbackPlan, followUp, PLAN_LIST_LIMIT } from './follow-up.js';
 import { type Emit, limiter, MAX_TOKENS, modelCaller, RunLedger, settleAll } from './model-call.js';
@@ -29,18 +30,22 @@ export const DEFAULT_CONCURRENCY = 16;
 
 type ChainResult = Pick<
   ResearchResult,
-  'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated'
+  'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated' | 'budget'
 >;
 
 /** What every chain starts from: the run's model caller and ledger, and the documents it may read. */
-function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit) {
+function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: ResearchSettings) {
   const runId = o.runId ?? randomUUID();
   const ledger = new RunLedger();
-  const call = modelCaller(o, m.provider, runId, ledger, emit);
+  // Under --max-cost every call is checked first, always keeping room for the write step.
+  const step = settings.report ? 'report' : 'write';
+  const writeSystem = settings.report ? REPORT_SYSTEM : WRITE_SYSTEM;
+  const budget = runBudget(o, m, { system: writeSystem, maxTokens: MAX_TOKENS[step] });
+  const call = modelCaller(o, m.provider, runId, ledger, emit, budget);
   const webAvailable = searchBackendName(o.env) !== undefined;
   const all = listDocuments(o.db, o.contentDir);
   const known = new Set(all.map((d) => d.slug));
-  return { ledger, call, webAvailable, all, known };
+  return { ledger, call, webAvailable, all, known, budget };
 }
 
 type ChainStart = ReturnType<typeof chainStart>;
@@ -54,7 +59,7 @@ async function choosePlan(
   m: ModelSetup,
   settings: ResearchSettings,
   emit: Emit,
-  { call, webAvailable, all, known }: ChainStart,
+  { call, webAvailable, all, known, budget }: ChainStart,
 ): Promise<Plan> {
   let plan: Plan;
   if (o.plan) {
@@ -66,12 +71,17 @@ async function choosePlan(
     emit({ type: 'step', name: 'plan' });
     const shown: DocumentInfo[] =
       all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;
+    const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
     const planned = await makePlan(
       async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
-      planPrompt(o.question, shown, webAvailable, settings.breadth),
+      prompt,
       known,
       { breadth: settings.breadth },
-    );
+    ).catch((error) => {
+      if (!(budget && error instanceof CapReached)) throw error;
+      const inputChars = PLAN_SYSTEM.length + prompt.length;
+      throw capTooLow(budget, { model: m.smallModel, inputChars, maxTokens: MAX_TOKENS.plan });
+    });
     if (planned.dropped.length)
       emit({
         type: 'notice',
@@ -100,7 +110,7 @@ export async function planChain(
   settings: ResearchSettings,
   emit: Emit,
 ): Promise<{ plan: PlanView; usage: RunUsage }> {
-  const start = chainStart(o, m, emit);
+  const start = chainStart(o, m, emit, settings);
   const plan = await choosePlan(o, m, settings, emit, start);
   return { plan: planView(plan, start.all), usage: start.ledger.totals() };
 }
@@ -112,8 +122,8 @@ export async function modelChain(
   settings: ResearchSettings,
   emit: Emit,
 ): Promise<ChainResult> {
-  const start = chainStart(o, m, emit);
-  const { ledger, call, webAvailable, all, known } = start;
+  const start = chainStart(o, m, emit, settings);
+  const { ledger, call, webAvailable, all, known, budget } = start;
   let plan = await choosePlan(o, m, settings, emit, start);
 
   const sources: Source[] = [];
@@ -121,6 +131,8 @@ export async function modelChain(
   const facts = new Map<Source, string>();
   /** Sources whose extraction failed (a context-length 400 on one huge page, say): noted, not fatal. */
   const failed = new Map<Source, string>();
+  /** Sources collected after the spending cap stopped extraction: dropped before the write. */
+  const unread = new Set<Source>();
   const seen = new Set<string>();
   const searched: string[] = [];
   const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
@@ -154,7 +166,8 @@ export async function modelChain(
             facts.set(source, text.trim() || NO_FACTS);
           } catch (error) {
             if (error instanceof AbortedError) throw error;
-            failed.set(source, errorMessage(error));
+            if (error instanceof CapReached) unread.add(source);
+            else failed.set(source, errorMessage(error));
           }
         });
         // Handled later by settleAll; marked now so an early failure is not an unhandled rejection.
@@ -174,7 +187,19 @@ export async function modelChain(
     for (const s of collected)
       if (failed.has(s))
         emit({ type: 'notice', message: `No facts from [${s.n}] ${s.title}: ${failed.get(s)}` });
+    if (unread.size) stopAtCap();
     return collected;
+  };
+
+  /** The cap stopped collection: what was not extracted is dropped and the rest renumbered. */
+  const stopAtCap = () => {
+    const total = sources.length;
+    const kept = sources.filter((s) => !unread.has(s));
+    kept.forEach((s, i) => {
+      s.n = i + 1;
+    });
+    sources.splice(0, sources.length, ...kept);
+    emit({ type: 'notice', message: capNotice(budget!, kept.length, total) });
   };
 
   for (let round = 1; ; round++) {
@@ -192,7 +217,7 @@ export async function modelChain(
       }
     }
 
-    if (round >= settings.depth) break;
+    if (round >= settings.depth || budget?.stopped) break;
     if (sources.length >= settings.maxSources) {
       emit({
         type: 'notice',
@@ -210,6 +235,10 @@ export async function modelChain(
       all,
       known,
       webAvailable,
+    }).catch((error) => {
+      if (!(budget && error instanceof CapReached)) throw error;
+      stopAtCap();
+      return undefined;
     });
     if (!next) break;
     if (next.gaps.length) emit({ type: 'notice', message: `Gaps: ${next.gaps.join('; ')}` });
@@ -224,6 +253,10 @@ export async function modelChain(
     plan = fresh;
   }
 
+  if (sources.length === 0 && budget?.stopped)
+    throw new AgentError(
+      'The spending cap (--max-cost) left no room to read any source after planning: raise it to get an answer.',
+    );
   if (sources.length === 0)
     throw new AgentError(
       'No source could be collected for this question, so there is nothing to answer from.',
@@ -232,18 +265,19 @@ export async function modelChain(
     throw new AgentError(`The extract step failed for every source: ${failed.values().next().value}`);
 
   // 5. Write (large model), streamed.
-  emit({ type: 'step', name: settings.report ? 'report' : 'write' });
+  const step = settings.report ? 'report' : 'write';
+  const writeSystem = settings.report ? REPORT_SYSTEM : WRITE_SYSTEM;
+  emit({ type: 'step', name: step });
   const notes = sources.map((source) => ({
     source,
     facts: failed.has(source)
       ? '(no facts: extraction failed; do not cite this source)'
       : (facts.get(source) ?? NO_FACTS),
   }));
-  const step = settings.report ? 'report' : 'write';
   const written = await call(
     'write',
     m.largeModel,
-    settings.report ? REPORT_SYSTEM : WRITE_SYSTEM,
+    writeSystem,
     [{ role: 'user', content: writePrompt(o.question, notes) }],
     (delta) => emit({ type: 'text', delta }),
     MAX_TOKENS[step],
@@ -264,5 +298,14 @@ export async function modelChain(
     usage: ledger.totals(),
     rounds,
     truncated,
+    ...(budget
+      ? {
+          budget: {
+            limitUsd: budget.limitUsd,
+            spentUsd: ledger.totals().costUsd,
+            stopped: budget.stopped,
+          },
+        }
+      : {}),
   };
 }

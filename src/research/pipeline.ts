@@ -118,6 +118,9 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
     settings,
     createdAt,
   };
+  // An extractive run spends nothing, whatever the cap.
+  if (o.maxCostUsd !== undefined && !result.budget)
+    result.budget = { limitUsd: o.maxCostUsd, spentUsd: 0, stopped: false };
   if (o.verify && o.models) {
     emit({ type: 'step', name: 'verify' });
     const checked = await verifyClaims(o, runId, o.models.smallModel, result.evidence, emit);

@@ -25,6 +25,7 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
       ? { verification: result.verification, verificationComplete: result.verificationComplete ?? false }
       : {}),
     usage: result.usage,
+    ...(result.budget ? { budget: result.budget } : {}),
     format: result.settings.report ? 'report' : 'answer',
     settings: result.settings,
     rounds: result.rounds,

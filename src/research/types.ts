@@ -103,6 +103,8 @@ export interface ResearchResult {
   truncated: boolean;
   /** Seconds per step; absent in runs saved before they were measured. */
   timings?: Timings;
+  /** Only under a spending cap: the cap, the run's spend, and whether the cap stopped collection. */
+  budget?: { limitUsd: number; spentUsd: number | null; stopped: boolean };
   createdAt: string;
 }
 
@@ -133,6 +135,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   concurrency?: number;
   /** After writing, the small model checks each cited claim against its evidence. */
   verify?: boolean;
+  /** A spending cap in US dollars (`--max-cost`): collection stops before a call could break it. */
+  maxCostUsd?: number;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

@@ -121,3 +121,14 @@ export function runTotals(db: Db, runId: string): CostReport['totals'] {
     .prepare(`SELECT ${AGGREGATES} FROM usage_ledger WHERE run_id = ?`)
     .get(runId) as CostReport['totals'];
 }
+
+/** Dollars spent by these runs since a moment (calls with no known price count as nothing). */
+export function spentSince(db: Db, runIds: string[], since: number): number {
+  if (runIds.length === 0) return 0;
+  const row = db
+    .prepare(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS spent FROM usage_ledger WHERE ts >= ? AND run_id IN (${runIds.map(() => '?').join(', ')})`,
+    )
+    .get(since, ...runIds) as { spent: number };
+  return row.spent;
+}

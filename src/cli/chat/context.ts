@@ -4,6 +4,7 @@ import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { ChatCap } from './cap.js';
 import type { ChatMcp } from './mcp-start.js';
 
 export interface ChatOptions {
@@ -19,6 +20,8 @@ export interface ChatOptions {
   session?: number;
   /** The MCP servers file (`--mcp`). */
   mcp?: string;
+  /** A spending cap in US dollars for this chat (`--max-cost`). */
+  maxCost?: number;
 }
 
 /** What the chat's input loops share: the session, its store, and what /research needs. */
@@ -38,4 +41,6 @@ export interface Chat {
   /** Aborted by SIGTERM or SIGHUP: the running turn is cancelled and the chat ends. */
   leave: AbortSignal;
   spinner?: Ora;
+  /** The spending cap, when one is set. */
+  cap?: ChatCap;
 }

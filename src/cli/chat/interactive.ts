@@ -4,6 +4,7 @@ import { AbortedError, errorMessage } from '../../errors.js';
 import type { ToolCall } from '../../types.js';
 import { createSpinner } from '../spinner.js';
 import { styleFor } from '../style.js';
+import { capRefusal } from './cap.js';
 import type { Chat } from './context.js';
 import { asMessage, costLine, slash } from './slash.js';
 import { summarize, TurnRenderer } from './turn-render.js';
@@ -60,6 +61,11 @@ export async function interactive(chat: Chat): Promise<void> {
       const typed = line.trim();
       if (!typed) continue;
       const text = asMessage(typed);
+      const refused = capRefusal(chat, typed);
+      if (refused) {
+        process.stderr.write(`${styleFor(process.stderr).yellow(refused)}\n`);
+        continue;
+      }
       busy = new AbortController();
       try {
         if (text === undefined) {

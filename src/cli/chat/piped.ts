@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { AgentError, errorMessage } from '../../errors.js';
+import { capRefusal } from './cap.js';
 import type { Chat } from './context.js';
 import { asMessage, slash } from './slash.js';
 import { TurnRenderer } from './turn-render.js';
@@ -26,6 +27,8 @@ export async function piped(chat: Chat): Promise<void> {
       const typed = raw.trim();
       if (!typed) continue;
       const text = asMessage(typed);
+      const refused = capRefusal(chat, typed);
+      if (refused) throw new AgentError(refused);
       busy = new AbortController();
       // As before servers started in the background: a script's first line sees every server that
       // starts within the grace, /tools included.

@@ -1,15 +1,19 @@
+import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import { runResearch } from '../../research/pipeline.js';
 import { runTotals } from '../../store/ledger.js';
 import { printResearch } from '../commands/research.js';
 import { ResearchRenderer, sourceList } from '../research-render.js';
-import { formatCost, formatInt } from '../style.js';
+import { formatCost, formatInt, formatUsd } from '../style.js';
+import { capSpent, newCap } from './cap.js';
 import type { Chat } from './context.js';
 
 const HELP = `Commands:
   /help     this list
   /tools    the tools the model can use, and where each comes from
   /cost     tokens and dollars spent in this session
+  /max-cost [usd]
+            show this chat's spending cap, or set it (new messages are refused once it is spent)
   /session  the number of this session, to resume it later (agent chat --session <id>)
   /clear    start a new session; this one stays saved (agent sessions lists them)
   /research <question>
@@ -23,6 +27,19 @@ export function costLine(chat: Chat): string {
     `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
     `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${formatCost(t)}.`
   );
+}
+
+/** `/max-cost`: the cap and what is spent under it; `/max-cost <usd>` sets it (from now, when new). */
+function setCap(chat: Chat, arg: string): string {
+  if (arg) {
+    const limit = parseUsd(arg);
+    if (limit === undefined) return `Usage: /max-cost <usd>: ${USD_EXPECTED}.`;
+    if (chat.cap) chat.cap.limitUsd = limit;
+    else chat.cap = newCap(limit);
+  }
+  if (!chat.cap) return 'No spending cap is set: /max-cost <usd> sets one.';
+  const spent = capSpent(chat, chat.cap);
+  return `Spending cap ${formatUsd(chat.cap.limitUsd)}: ${formatUsd(spent)} spent under it.`;
 }
 
 /**
@@ -79,6 +96,9 @@ export async function slash(
     case '/cost':
       write(costLine(chat));
       break;
+    case '/max-cost':
+      write(setCap(chat, line.slice(command.length).trim()));
+      break;
     case '/tools':
       write(toolList(chat));
       break;
@@ -128,6 +148,8 @@ async function researchInChat(chat: Chat, question: string, signal: AbortSignal)
       models: chat.research,
       runId: chat.session.runId,
       userPrices: chat.userPrices,
+      // Under a cap, research stops collecting at what is left of it.
+      maxCostUsd: chat.cap ? Math.max(0, chat.cap.limitUsd - capSpent(chat, chat.cap)) : undefined,
       signal,
       onEvent: renderer.handle,
     });

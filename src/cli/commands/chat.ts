@@ -12,11 +12,13 @@ import {
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
+import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import { getSession, latestSession, loadMessages, type SessionSummary } from '../../store/sessions.js';
 import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
+import { newCap } from '../chat/cap.js';
 import type { Chat, ChatOptions } from '../chat/context.js';
 import { interactive } from '../chat/interactive.js';
 import { ChatMcp } from '../chat/mcp-start.js';
@@ -30,6 +32,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   if (options.continue && options.session !== undefined)
     throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
+  const maxCostUsd = maxCostSetting(options.maxCost, process.env);
   const db = openDb(options.db);
   let servers: McpServers | undefined;
   const leave = new AbortController();
@@ -96,6 +99,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       smallModel: resolveModel(providerName, 'small', undefined, process.env, model),
       largeModel: resolveModel(providerName, 'large', undefined, process.env, model),
     };
+    if (maxCostUsd !== undefined)
+      requirePrices(providerName, [model, research.smallModel, research.largeModel], userPrices);
     // Start-up notices go to stderr in both modes, so piped answers stay clean on stdout.
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
     chat = {
@@ -108,6 +113,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       tools: { registry, origins: mcp.origins },
       mcp,
       leave: leave.signal,
+      cap: maxCostUsd === undefined ? undefined : newCap(maxCostUsd),
     };
     if (process.stdin.isTTY) await interactive(chat);
     else await piped(chat);

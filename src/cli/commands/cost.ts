@@ -1,7 +1,8 @@
 import { type CostRow, costReport, type GroupBy } from '../../store/ledger.js';
+import { costChart } from '../cost-chart.js';
 import { openDb } from '../open-db.js';
 import { parseSince } from '../since.js';
-import { formatCost, formatInt, table } from '../style.js';
+import { formatCost, formatInt, styleFor, table } from '../style.js';
 
 export interface CostOptions {
   by: GroupBy;
@@ -48,6 +49,11 @@ export function runCost(options: CostOptions): void {
     ['TOTAL', ...cells(report.totals)],
   );
   process.stdout.write(`${out}\n`);
+  // The chart is for people: on a pipe the output stays the table alone.
+  if (process.stdout.isTTY && options.by !== 'command')
+    process.stdout.write(
+      `\n${costChart(report.rows, options.by, process.stdout.columns || 80, styleFor(process.stdout))}\n`,
+    );
   if (report.totals.cancelledCalls > 0) {
     process.stdout.write(
       `\n${report.totals.cancelledCalls} call(s) were cancelled mid-answer: billed all the same, they are counted with the tokens known at the cancel (partly estimated, about 4 characters a token).\n`,

@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { outFormat } from '../../report/format.js';
+import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import {
   type ModelSetup,
@@ -54,6 +55,7 @@ export interface ResearchCommandOptions extends SteerOptions {
   perSearch?: number;
   maxSources?: number;
   concurrency?: number;
+  maxCost?: number;
   db?: string;
 }
 
@@ -93,6 +95,9 @@ export async function runResearchCommand(
   const ignored = models ? undefined : ignoredFilterFlags(o);
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
+  const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  if (models && maxCostUsd !== undefined)
+    requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(

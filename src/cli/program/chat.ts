@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { nonEmpty, positiveInt, providerOption } from './options.js';
+import { maxCostOption, nonEmpty, positiveInt, providerOption } from './options.js';
 
 export function addChatCommand(program: Command): void {
   program
@@ -11,6 +11,7 @@ export function addChatCommand(program: Command): void {
     .option('-m, --model <id>', 'model id (default: $AGENT_MODEL, else a per-provider default)', nonEmpty)
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
     .option('-y, --yes', 'run tools that ask for confirmation without asking')
+    .addOption(maxCostOption('refuse new messages once this chat has spent this many US dollars'))
     .option(
       '--content <dir>',
       'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',
@@ -38,10 +39,11 @@ Examples:
   agent chat --continue                        pick up the latest conversation where it stopped
   agent chat --session 3 --provider openai     resume session #3 with another provider
   agent chat --mcp ./mcp.json --yes            add the tools of the MCP servers in mcp.json
+  agent chat --max-cost 1                      stop sending messages once this chat has spent $1
 
 Every answered message is saved as it completes; \`agent sessions\` lists the sessions. A resumed session
 keeps its own provider and model unless --provider or --model is given.
-In the chat: /help, /tools, /cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.
+In the chat: /help, /tools, /cost, /max-cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.
 MCP servers start in the background; a stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM and USER
 plus its entry's "env", where \${VAR} takes VAR from your environment (see README).`,
     )

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { PROVIDERS } from '../../providers/registry.js';
+import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
 
 // Option parsers and options shared by several commands.
 
@@ -25,6 +26,14 @@ export function nonEmpty(value: string): string {
     throw new InvalidArgumentError('it is empty: give a value, or leave the option out for the default.');
   return value;
 }
+
+/** `--max-cost <usd>`, shared by research and chat. */
+export const maxCostOption = (what: string) =>
+  new Option('--max-cost <usd>', `${what} (default: $AGENT_MAX_COST)`).argParser((value) => {
+    const n = parseUsd(value);
+    if (n === undefined) throw new InvalidArgumentError(`${USD_EXPECTED}.`);
+    return n;
+  });
 
 /** `--provider`, shared by every command that calls a model. */
 export const providerOption = () =>

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
-import { nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
+import { maxCostOption, nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
@@ -52,6 +52,9 @@ export function addResearchCommand(program: Command): void {
     .option('--per-search <n>', 'results read per web search (1-10)', perSearch, 2)
     .option('--max-sources <n>', 'stop reading after this many sources', positiveInt, 20)
     .option('--concurrency <n>', 'extraction calls in flight at once', positiveInt, 16)
+    .addOption(
+      maxCostOption('stop collecting before the run could cost more than this many US dollars, then answer'),
+    )
     .option(
       '-o, --out <file>',
       'also write the answer or report: HTML for .html/.htm, else Markdown (- for stdout, in place of the usual output)',
@@ -99,6 +102,7 @@ Examples:
   agent research --report "How are refunds approved?" -o report.html   a page to share; print it to PDF
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
   agent research --verify "What is the parental leave policy?"
+  agent research --depth 3 --max-cost 0.50 "What do our policies say about gifts?"
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
