@@ -127,6 +127,7 @@ export async function runResearchCommand(
     perSearch: o.perSearch,
     maxSources: o.maxSources,
     concurrency: o.concurrency,
+    maxCostUsd,
     ...filters,
     ...steer,
     // The spinner stops while the user reads and edits the plan.
