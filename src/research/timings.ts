@@ -1,13 +1,6 @@
-import type { ResearchEvent, ResearchStep } from './types.js';
+import type { ResearchEvent, ResearchStep, TimedStep, Timings } from './types.js';
 
-/**
- * Seconds a run spent in each step, as `--json` prints them (`"timings"`) and the summary line shows
- * them. Collection and extraction overlap (each source is extracted as it arrives), so they count as one
- * step, "sources"; rounds of the same step add up. `total` is the whole run, from indexing to the end.
- */
-export type Timings = Partial<Record<TimedStep, number>> & { total: number };
-
-export type TimedStep = 'index' | 'plan' | 'sources' | 'followup' | 'write' | 'search' | 'verify';
+export type { TimedStep, Timings } from './types.js';
 
 const GROUP: Partial<Record<ResearchStep, TimedStep>> = {
   index: 'index',

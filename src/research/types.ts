@@ -10,7 +10,6 @@ import type { Grounding } from './grounding/index.js';
 import type { Plan } from './plan.js';
 import type { PlanView } from './plan-file.js';
 import type { Source, SourceReport } from './sources.js';
-import type { Timings } from './timings.js';
 
 // The research chain's shared types, in a file of their own so that the stages (model-chain, sources,
 // result-json) and the pipeline that runs them do not import each other.
@@ -148,3 +147,12 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
    */
   review?: (plan: PlanView, documents: DocumentInfo[]) => Promise<Plan | undefined>;
 }
+
+/**
+ * Seconds a run spent in each step, as `--json` prints them (`"timings"`) and the summary line shows
+ * them. Collection and extraction overlap (each source is extracted as it arrives), so they count as one
+ * step, "sources"; rounds of the same step add up. `total` is the whole run, from indexing to the end.
+ */
+export type Timings = Partial<Record<TimedStep, number>> & { total: number };
+
+export type TimedStep = 'index' | 'plan' | 'sources' | 'followup' | 'write' | 'search' | 'verify';

@@ -1,17 +1,9 @@
 import { spentSince } from '../../store/ledger.js';
 import { formatUsd } from '../style.js';
-import type { Chat } from './context.js';
+import type { Chat, ChatCap } from './context.js';
 
 // `chat --max-cost`: the spend of this chat from its start (a resumed session's earlier spend is not
 // counted), across /clear and /research. A turn that would start at or past the cap is refused.
-
-export interface ChatCap {
-  limitUsd: number;
-  /** When the cap took effect (ms). */
-  since: number;
-  /** The ledger runs this chat has used: a new one after each /clear. */
-  runs: Set<string>;
-}
 
 export const newCap = (limitUsd: number): ChatCap => ({ limitUsd, since: Date.now(), runs: new Set() });
 

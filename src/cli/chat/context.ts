@@ -4,7 +4,6 @@ import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { Db } from '../../store/open.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { ChatCap } from './cap.js';
 import type { ChatMcp } from './mcp-start.js';
 
 export interface ChatOptions {
@@ -43,4 +42,13 @@ export interface Chat {
   spinner?: Ora;
   /** The spending cap, when one is set. */
   cap?: ChatCap;
+}
+
+/** A chat's spending cap (`--max-cost`), kept with the chat; see cap.ts. */
+export interface ChatCap {
+  limitUsd: number;
+  /** When the cap took effect (ms). */
+  since: number;
+  /** The ledger runs this chat has used: a new one after each /clear. */
+  runs: Set<string>;
 }
