@@ -1,10 +1,10 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, type CliResult, cleanEnv, ROOT, runCli, tempDb } from '../support/cli.js';
+import { type CliResult, ROOT, runCli, tempDb } from '../support/cli.js';
 import { contentFolder } from '../support/research-world.js';
 
 // The content folder as a careless user or a hostile file name leaves it: the run names what it cannot
@@ -88,24 +88,7 @@ const canRunAsNobody =
 function runAsNobody(args: string[]): Promise<CliResult> {
   const home = mkdtempSync(join(tmpdir(), 'agent-nobody-'));
   chmodSync(home, 0o777);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      ...asNobody,
-      cwd: ROOT,
-      env: cleanEnv({ HOME: home, AGENT_DB: join(home, 'agent.db') }),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+  return runCli(args, { ...asNobody, env: { HOME: home, AGENT_DB: join(home, 'agent.db') } });
 }
 
 describe('a content folder that cannot be used', () => {

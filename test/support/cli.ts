@@ -37,13 +37,22 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   };
 }
 
-/** Runs the built CLI as a user would, with stdin from `input` (a pipe, never a terminal). */
+/**
+ * Runs the built CLI as a user would, with stdin from `input` (a pipe, never a terminal); as another
+ * user when `uid`/`gid` are given (root only).
+ */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
+  options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), cwd: ROOT });
+    const { uid, gid } = options;
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv(options.env),
+      cwd: ROOT,
+      uid,
+      gid,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
