@@ -4,7 +4,7 @@
 // evidence step under 20 ms. Deterministic text (a seeded generator), so runs compare.
 // Usage: npm run build && node bench/evidence.mjs [runs]
 import { findEvidence } from '../dist/research/evidence/index.js';
-import { checkGrounding } from '../dist/research/grounding.js';
+import { checkGrounding } from '../dist/research/grounding/index.js';
 
 const runs = Number(process.argv[2] ?? 20);
 let seed = 42;
