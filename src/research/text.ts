@@ -59,6 +59,11 @@ export function markdownSentences(markdown: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/** A source's paragraph split into sentences (no citations to keep: it is source text). */
+export function sourceSentences(paragraph: string): string[] {
+  return splitSentences(paragraph, false);
+}
+
 /** Splits prose into sentences for checking, keeping `[n]` markers with the sentence they end. */
 export function proseSentences(text: string): string[] {
   return text.split(/\n+/).flatMap((line) => splitSentences(line, true));
@@ -84,6 +89,8 @@ const BOUNDARY = /([.!?])((?:["”’)\]]*)(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?=
  * or a single initial (`J. Smith`).
  */
 function splitSentences(text: string, keepCites: boolean): string[] {
+  // Most lines of a source are one sentence or none: split only where an end mark is.
+  if (!/[.!?]/.test(text)) return text.trim() ? [text.trim()] : [];
   const out: string[] = [];
   let start = 0;
   for (const m of text.matchAll(BOUNDARY)) {

@@ -1,4 +1,5 @@
 import { PATH_SEPARATOR } from '../documents/passages.js';
+import { sourceSentences } from '../text.js';
 
 // A source's text as the sentences evidence can quote, each with where it is: the heading path of its
 // passage, and for a PDF the page (its `[Page n]` markers end the path as "Page n").
@@ -14,10 +15,6 @@ export interface LocatedSentence {
 
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)]|\(\d+\))\s+/;
-// Words whose period never ends a sentence: "Dr. Jones", "e.g. refunds", "Sept. 30".
-const ABBREVIATION =
-  /(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|No|Nos|vs|etc|approx|e\.g|i\.e|U\.S|U\.K|Inc|Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Fig|p|pp)\.$/;
-
 /** Markdown links and emphasis out, whitespace collapsed; each step only when the text needs it (speed). */
 export function plain(text: string): string {
   let out = text;
@@ -27,19 +24,8 @@ export function plain(text: string): string {
   return out.trim();
 }
 
-/** Prose split at sentence ends, never after a known abbreviation or an initial. */
-export function splitSentences(paragraph: string): string[] {
-  // Most paragraphs of a source are one sentence or a few: the split only where an end mark is.
-  if (!/[.!?]["')\]]*\s/.test(paragraph)) return paragraph ? [paragraph] : [];
-  const pieces = paragraph.split(/(?<=[.!?]["')\]]*)\s+(?=["'([]?[\p{Lu}\p{N}$€£])/u);
-  const out: string[] = [];
-  for (const piece of pieces) {
-    const last = out.at(-1);
-    if (last !== undefined && ABBREVIATION.test(last)) out[out.length - 1] = `${last} ${piece}`;
-    else out.push(piece);
-  }
-  return out.map((s) => s.trim()).filter(Boolean);
-}
+/** Prose split at sentence ends, never after a known abbreviation or an initial (one splitter for all checks). */
+export const splitSentences = sourceSentences;
 
 const ATX = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const PAGE = /^\[Page (\d+)\]\s*$/;
