@@ -159,8 +159,9 @@ function probe(target: Target, stats: Stats | undefined): void {
  * Checks, before any work is done, that `--out` can be written: a run that has been paid for must not
  * end in "could not write". A usage error (exit 2) with the reason otherwise. Cheap: a few system calls.
  */
-export function checkWritable(path: string, option = '--out'): void {
+export function checkWritable(path: string, { option = '--out', json = false } = {}): void {
   if (path.trim() === '') throw new UsageError(`${option} needs a file name (or - for standard output).`);
+  if (path === '-' && json) throw new UsageError(`${option} - and --json both write to stdout: choose one.`);
   try {
     const { target, stats } = locate(path);
     probe(target, stats);

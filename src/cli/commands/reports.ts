@@ -38,10 +38,8 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     throw new UsageError(`--show and --delete take a run number, not search words ("${query}").`);
   if (options.out !== undefined && options.show === undefined)
     throw new UsageError('--out writes one saved run: use it with --show <id>.');
-  if (options.out === '-' && options.json)
-    throw new UsageError('--out - and --json both write to stdout: choose one.');
+  if (options.out !== undefined) checkWritable(options.out, { json: options.json });
   const format = outFormat(options.out, options.format);
-  if (options.out !== undefined) checkWritable(options.out);
 
   const db = openDb(options.db);
   try {

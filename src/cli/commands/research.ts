@@ -85,9 +85,8 @@ export async function runResearchCommand(
   const contentDir = contentDirectory(o.content);
   // `--out -` is the file's text on stdout, in place of the usual display.
   const outToStdout = o.out === '-';
-  if (outToStdout && o.json) throw new UsageError('--out - and --json both write to stdout: choose one.');
+  if (o.out !== undefined) checkWritable(o.out, { json: o.json });
   const format = outFormat(o.out, o.format);
-  if (o.out !== undefined) checkWritable(o.out);
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
   if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
