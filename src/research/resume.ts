@@ -180,7 +180,7 @@ function recording(
       broken = true;
       emit({
         type: 'notice',
-        message: `This run's progress could not be recorded (${errorMessage(error)}): if it is interrupted, only what was recorded before can be resumed.`,
+        message: `This run's progress could not be recorded (${errorMessage(error)}): ${id === undefined ? 'it cannot be resumed' : 'only what was recorded before can be resumed'} if it is interrupted.`,
       });
     }
   };

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, startCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
-import { contentFolder } from '../support/research-world.js';
+import { contentFolder, fakeWeb } from '../support/research-world.js';
 import { chatSse } from '../support/sse-builders.js';
 
 // Resumable runs, with real processes: the built CLI against a loopback model that answers some
@@ -20,8 +20,9 @@ const systemOf = (req: RecordedRequest) =>
   ((req.body as { messages?: { content: string }[] })?.messages?.[0]?.content ?? '') as string;
 const promptOf = (req: RecordedRequest) => JSON.stringify((req.body as { messages: unknown }).messages);
 const isExtract = (req: RecordedRequest) => systemOf(req).includes('You extract facts');
-/** Which document an extraction request is about: "Doc 3". */
-const docOf = (req: RecordedRequest) => /Source: (Doc \d)/.exec(promptOf(req))?.[1];
+/** Which document or page an extraction request is about: "Doc 3", "Page B". */
+const docOf = (req: RecordedRequest) => /Source: ((?:Doc|Page) \w)/.exec(promptOf(req))?.[1];
+const ALL_DOCUMENTS = { documents: Object.keys(DOCS).map((d) => d.slice(0, -3)) };
 
 interface World {
   /** Extractions of these documents are held (never answered) while `hold` is true. */
@@ -36,18 +37,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function world(): Promise<World & { server: NonNullable<typeof server> }> {
+async function world(plan: object = ALL_DOCUMENTS): Promise<World & { server: NonNullable<typeof server> }> {
   const w: World = { held: new Set(), failWrite: false };
   const s = await startFakeServer([], async (req) => {
     const body = req.body as { model: string };
     const system = systemOf(req);
-    if (system.includes('You plan research'))
-      return sse(
-        chatSse(
-          { text: JSON.stringify({ documents: Object.keys(DOCS).map((d) => d.slice(0, -3)) }) },
-          body.model,
-        ),
-      );
+    if (system.includes('You plan research')) return sse(chatSse({ text: JSON.stringify(plan) }, body.model));
     if (isExtract(req)) {
       const doc = docOf(req) ?? '';
       // Held: answered only once the process asking has gone (the server then drops the connection).
@@ -68,10 +63,10 @@ async function world(): Promise<World & { server: NonNullable<typeof server> }> 
 
 const MODEL_FLAGS = ['--provider', 'openai-compatible', '--small-model', 'small', '--large-model', 'large'];
 
-function setup(w: { server: { url: string } }) {
+function setup(w: { server: { url: string } }, web: Record<string, string> = {}) {
   const db = tempDb();
   const content = contentFolder(DOCS);
-  const env = { OPENAI_BASE_URL: `${w.server.url}/v1`, AGENT_DB: db };
+  const env = { OPENAI_BASE_URL: `${w.server.url}/v1`, AGENT_DB: db, ...web };
   const args = [...MODEL_FLAGS, '--breadth', '5', '--content', content];
   return {
     db,
@@ -92,16 +87,24 @@ function query<T>(db: string, sql: string): T[] {
   }
 }
 
-/** Waits until the run has recorded this many extractions. */
-async function extractionsRecorded(db: string, count: number, exited: Promise<CliResult>): Promise<void> {
+/** Waits until the run has recorded this many extractions (and, if given, sources read). */
+async function extractionsRecorded(
+  db: string,
+  count: number,
+  exited: Promise<CliResult>,
+  sources = 0,
+): Promise<void> {
   let gone = false;
   exited.then(() => {
     gone = true;
   });
   for (const until = Date.now() + 15_000; Date.now() < until && !gone; ) {
     try {
-      const [row] = query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM run_sources WHERE facts IS NOT NULL');
-      if (row!.n >= count) return;
+      const [row] = query<{ facts: number; read: number }>(
+        db,
+        'SELECT COUNT(facts) AS facts, COUNT(*) AS read FROM run_sources',
+      );
+      if (row!.facts >= count && row!.read >= sources) return;
     } catch {
       // Not made yet.
     }
@@ -118,7 +121,7 @@ describe('agent research --resume', () => {
     const { db, start, cli } = setup(w);
     w.held = new Set(['Doc 3', 'Doc 4', 'Doc 5']);
     const run = start();
-    await extractionsRecorded(db, 2, run.done);
+    await extractionsRecorded(db, 2, run.done, 5);
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
 
@@ -169,4 +172,144 @@ describe('agent research --resume', () => {
         'agent: Research run #1 is finished, so there is nothing to resume: agent reports --show 1 shows it.\n',
     });
   }, 60_000);
+});
+
+describe('agent research --resume: how an interrupted run ends', () => {
+  it('says how to resume a run cancelled with Ctrl-C (with its --db), and resumes it', async () => {
+    const w = await world();
+    const { db, env } = setup(w);
+    w.held = new Set(['Doc 4', 'Doc 5']);
+    const flags = [
+      'research',
+      '--db',
+      db,
+      ...MODEL_FLAGS,
+      '--breadth',
+      '5',
+      '--content',
+      contentFolder(DOCS),
+    ];
+    const run = startCli([...flags, 'What are the limits?'], {
+      env: { OPENAI_BASE_URL: env.OPENAI_BASE_URL },
+    });
+    await extractionsRecorded(db, 3, run.done);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(
+      r.stderr.endsWith(`agent: Cancelled. Resume it with: agent research --resume 1 --db ${db}\n`),
+    ).toBe(true);
+
+    w.held.clear();
+    const before = w.server.requests.length;
+    const resumed = await runCli(['research', '--db', db, '--resume', '1'], {
+      env: { OPENAI_BASE_URL: env.OPENAI_BASE_URL },
+    });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('The limits are $100 [1] and $101 [2].');
+    expect(resumed.stderr).toContain('Saved as run 1 (agent reports --show 1).');
+    expect(w.server.requests.slice(before).filter(isExtract).map(docOf).sort()).toEqual(['Doc 4', 'Doc 5']);
+  }, 60_000);
+
+  it('says how to resume a run whose write failed after retries; the resumed run only writes', async () => {
+    const w = await world();
+    const { start, cli } = setup(w);
+    w.failWrite = true;
+    const r = await start().done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /agent: The write step failed: .*overloaded.* Resume it with: agent research --resume 1\n$/,
+    );
+    // The SDK tried the write more than once before giving up.
+    const writes = w.server.requests.filter(
+      (q) => !isExtract(q) && !systemOf(q).includes('You plan research'),
+    );
+    expect(writes.length).toBeGreaterThan(1);
+
+    w.failWrite = false;
+    const before = w.server.requests.length;
+    const resumed = await cli('research', '--resume', '1', '--json');
+    expect(resumed.code).toBe(0);
+    expect(w.server.requests.slice(before).map((q) => (isExtract(q) ? 'extract' : 'other'))).toEqual([
+      'other',
+    ]);
+    expect(JSON.parse(resumed.stdout).sources).toHaveLength(5);
+  }, 60_000);
+
+  it('reuses the searches and pages read before: none is searched or fetched again', async () => {
+    const w = await world({ documents: [], searches: ['hotel limits'] });
+    const page = (title: string) => ({
+      body: `<html><head><title>${title}</title></head><body><main><p>${title} says the limit is $300.</p></main></body></html>`,
+    });
+    const web = await fakeWeb(
+      { 'hotel limits': ['/a', '/b'] },
+      { '/a': page('Page A'), '/b': page('Page B') },
+    );
+    try {
+      const { db, start, cli } = setup(w, web.env);
+      w.held = new Set(['Page B']);
+      const run = start();
+      await extractionsRecorded(db, 1, run.done);
+      run.child.kill('SIGKILL');
+      await run.done;
+      expect(web.answered.map((a) => a.query)).toEqual(['hotel limits']);
+      expect([web.hits.get('/a'), web.hits.get('/b')]).toEqual([1, 1]);
+
+      w.held.clear();
+      const before = w.server.requests.length;
+      const resumed = await cli('research', '--resume', '1', '--json');
+      expect(resumed.code).toBe(0);
+      expect(web.answered).toHaveLength(1);
+      expect([web.hits.get('/a'), web.hits.get('/b')]).toEqual([1, 1]);
+      expect(w.server.requests.slice(before).filter(isExtract).map(docOf)).toEqual(['Page B']);
+      const out = JSON.parse(resumed.stdout);
+      expect(out.sources.map((s: { title: string; read: string }) => [s.title, s.read])).toEqual([
+        ['Page A', 'read'],
+        ['Page B', 'read'],
+      ]);
+    } finally {
+      await web.server.close();
+    }
+  }, 60_000);
+});
+
+describe('agent research --resume: what it refuses', () => {
+  it('a run another live process is continuing (exit 1); deleting an unfinished run drops its progress', async () => {
+    const w = await world();
+    const { db, start, cli } = setup(w);
+    w.held = new Set(['Doc 5']);
+    const run = start();
+    await extractionsRecorded(db, 4, run.done);
+    const busy = await cli('research', '--resume', '1');
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(
+      /^agent: Research run #1 is being continued by another process \(pid \d+ on .+\): wait for it to end\.\n$/,
+    );
+    run.child.kill('SIGKILL');
+    await run.done;
+    const deleted = await cli('reports', '--delete', '1');
+    expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted research run #1.\n' });
+    for (const table of ['run_progress', 'run_plans', 'run_sources', 'source_texts'])
+      expect(query(db, `SELECT * FROM ${table}`), table).toEqual([]);
+  }, 60_000);
+
+  it('a missing run, and flags that would change the run, as usage errors before any model call', async () => {
+    const w = await world();
+    const { cli } = setup(w);
+    const missing = await cli('research', ...MODEL_FLAGS, '--resume', '7');
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: 'agent: There is no research run #7. `agent reports` lists the runs with their numbers.\n',
+    });
+    const clash = await cli('research', '--resume', '1', '--depth', '2', '--site', 'example.com', 'Why?');
+    expect(clash).toMatchObject({
+      code: 2,
+      stderr:
+        'agent: --resume continues run #1 with the question and settings it was started with: drop a question, --depth, --site.\n',
+    });
+    const none = await cli('research');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^agent: Ask a question/);
+    expect(w.server.requests).toHaveLength(0);
+  });
 });
