@@ -38,6 +38,9 @@ export interface SourceReport {
   n?: number;
 }
 
+/** The report of a source a resumed run takes from its record. */
+const READ_BEFORE = 'read before the run was resumed';
+
 /** The most text one source contributes to its extraction prompt. */
 export const MAX_SOURCE_CHARS = 24_000;
 /** Results asked of the search service beyond those read, so that duplicates can be replaced. */
@@ -109,7 +112,8 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     const key = `doc:${slug}`;
     // One read of the document (its text, whole or the matching passages, title and path), unless an
     // earlier attempt of the run read it already.
-    const read = o.prior?.source(key) ?? documentRead(o, slug);
+    const before = o.prior?.source(key);
+    const read = before ?? documentRead(o, slug);
     if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;
@@ -124,7 +128,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       label: slug,
       status: s.status,
       n: s.n,
-      detail: s.status === 'excerpts' ? 'matching passages' : undefined,
+      detail: before ? READ_BEFORE : s.status === 'excerpts' ? 'matching passages' : undefined,
     });
     await nextTurn();
   }
@@ -248,7 +252,7 @@ async function readResult(
     // Read by an earlier attempt of the run (where it landed, too, counts as collected).
     o.seen.add(normalizeUrl(reused.location));
     st.slots[slot] = st.collected(reused, key);
-    st.report({ label: result.url, status: reused.status, detail: 'read before the run was resumed' });
+    st.report({ label: result.url, status: reused.status, detail: READ_BEFORE });
     return;
   }
   let failure: string;

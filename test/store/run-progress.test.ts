@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { migrate, migrations } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open.js';
 import { deleteRun, getRun, listRuns, saveRun } from '../../src/store/research-runs.js';
 import {
@@ -38,6 +40,19 @@ const countOf = (db: ReturnType<typeof openStore>, table: string) =>
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
 describe('the progress of unfinished research runs', () => {
+  it('arrives with migration 013: runs saved before it are done', () => {
+    const db = new Database(':memory:');
+    const steps = migrations();
+    const at = steps.findIndex((m) => m.name === '013_run_progress');
+    migrate(db, steps.slice(0, at));
+    db.prepare(
+      `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result) VALUES (1, 'q', 'model', 'a', 0, '{}')`,
+    ).run();
+    migrate(db, steps);
+    expect(db.prepare('SELECT status FROM research_runs').pluck().all()).toEqual(['done']);
+    expect(() => db.prepare("UPDATE research_runs SET status = 'half'").run()).toThrow(/CHECK/);
+  });
+
   it('keeps what a run did, step by step, and gives it back to continue it', () => {
     const db = openStore(':memory:');
     const id = started(db);
