@@ -97,7 +97,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   // the room for sources: then they are not sent at all (each is a paid request), as decided below.
   const docsToRead = plan.documents.filter((d) => !o.seen.has(`doc:${d}`)).length;
   const searchesUnderWay =
-    plan.searches.length > 0 && room - docsToRead > 0 && searchBackendName(o.env)
+    plan.searches.length > 0 && room - docsToRead > 0 && canSearch(plan.searches, o)
       ? sendSearches(plan.searches, o)
       : undefined;
   // Reading documents is synchronous: give the searches (and, after each document, its extraction
@@ -161,6 +161,10 @@ interface WebState {
   collected: (s: Omit<Source, 'n'>, key: string) => Source;
 }
 
+/** A search service is set up, or (in a resumed run) every one of these searches was recorded. */
+const canSearch = (searches: string[], o: RoundOptions): boolean =>
+  searchBackendName(o.env) !== undefined || searches.every((q) => o.prior?.search(q) !== undefined);
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type SearchReply = { query: string; results: SearchResult[]; error?: string };
@@ -195,8 +199,7 @@ async function collectWeb(
   st: WebState,
   searchesUnderWay?: Promise<SearchReply>[],
 ): Promise<void> {
-  const backend = searchBackendName(o.env);
-  if (!backend) {
+  if (!canSearch(searches, o)) {
     for (const q of searches)
       st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
     return;

@@ -51,15 +51,21 @@ async function world() {
   return { w, db, base };
 }
 
+/** A deep run that fails at its write, after both rounds were recorded. */
+async function interrupted() {
+  const started = await world();
+  const first = researchModel(
+    script(() => {
+      throw new Error('the network is gone');
+    }),
+  );
+  const failed = await runResearch(started.base(first)).catch((e: unknown) => e);
+  return { ...started, first, failed };
+}
+
 describe('a resumed research run', () => {
   it('takes the plans, searches, sources and facts it recorded, and pays only for the write', async () => {
-    const { w, db, base } = await world();
-    const first = researchModel(
-      script(() => {
-        throw new Error('the network is gone');
-      }),
-    );
-    const failed = await runResearch(base(first)).catch((e: unknown) => e);
+    const { w, db, base, first, failed } = await interrupted();
     expect(failed).toBeInstanceOf(InterruptedRun);
     expect(failed).toMatchObject({ run: 1, exitCode: 1 });
     expect((failed as Error).message).toMatch(/^The write step failed: the network is gone/);
@@ -99,5 +105,13 @@ describe('a resumed research run', () => {
     expect(result.id).toBe(1);
     expect(listRuns(db)).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
     expect(db.prepare('SELECT COUNT(*) FROM run_sources').pluck().get()).toBe(0);
+  });
+
+  it('replays recorded web sources even with no search service set up now', async () => {
+    const { base } = await interrupted();
+    const second = researchModel(script(() => 'Hotels up to $300 [1].'));
+    const result = await runResearch({ ...base(second), env: {}, resume: 1 });
+    expect(result.sources.map((s) => s.title)).toEqual(['Travel', 'Hotel tax', 'Expenses', 'Meals']);
+    expect(stepsOf(second.calls)).toEqual(['write']);
   });
 });
