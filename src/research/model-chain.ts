@@ -61,6 +61,9 @@ async function choosePlan(
   emit: Emit,
   { call, webAvailable, all, known, budget }: ChainStart,
 ): Promise<Plan> {
+  // A resumed run follows the plan it recorded.
+  const recorded = o.prior?.plan(1);
+  if (recorded) return recorded;
   let plan: Plan;
   if (o.plan) {
     checkPlanDocuments(o.plan, known, o.contentDir);
@@ -125,6 +128,7 @@ export async function modelChain(
   const start = chainStart(o, m, emit, settings);
   const { ledger, call, webAvailable, all, known, budget } = start;
   let plan = await choosePlan(o, m, settings, emit, start);
+  o.progress?.onPlan(1, plan);
 
   const sources: Source[] = [];
   const reports: SourceReport[] = [];
@@ -153,17 +157,27 @@ export async function modelChain(
       base: sources.length,
       room: settings.maxSources - sources.length,
       filters: webFilters(settings),
+      prior: o.prior,
+      onSearch: o.progress?.onSearch,
       onReport: (report) => {
         reports.push(report);
         emit({ type: 'source', report });
       },
-      onSource: (source) => {
+      onSource: (source, key) => {
+        o.progress?.onSource(key, source);
+        // Extracted by an earlier attempt of a resumed run: not paid for again.
+        const before = o.prior?.facts(key);
+        if (before !== undefined) {
+          facts.set(source, before);
+          return;
+        }
         const extraction = extractSlots(async () => {
           try {
             const { text } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
               { role: 'user', content: extractPrompt(o.question, source) },
             ]);
             facts.set(source, text.trim() || NO_FACTS);
+            o.progress?.onFacts(key, facts.get(source)!);
           } catch (error) {
             if (error instanceof AbortedError) throw error;
             if (error instanceof CapReached) unread.add(source);
@@ -227,20 +241,23 @@ export async function modelChain(
     }
     // 4. Follow up (small model): what is missing, and what to read for it.
     emit({ type: 'step', name: 'followup', round: round + 1 });
-    const next = await followUp(o, m, settings, call, {
-      sources,
-      facts,
-      seen,
-      searched,
-      all,
-      known,
-      webAvailable,
-    }).catch((error) => {
-      if (!(budget && error instanceof CapReached)) throw error;
-      stopAtCap();
-      return undefined;
-    });
+    const next =
+      o.prior?.plan(round + 1) ??
+      (await followUp(o, m, settings, call, {
+        sources,
+        facts,
+        seen,
+        searched,
+        all,
+        known,
+        webAvailable,
+      }).catch((error) => {
+        if (!(budget && error instanceof CapReached)) throw error;
+        stopAtCap();
+        return undefined;
+      }));
     if (!next) break;
+    o.progress?.onPlan(round + 1, next);
     if (next.gaps.length) emit({ type: 'notice', message: `Gaps: ${next.gaps.join('; ')}` });
     const fresh: Plan = {
       documents: next.documents.filter((d) => !seen.has(`doc:${d}`)),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AbortedError, errorMessage, UsageError } from '../errors.js';
+import { AbortedError, AgentError, errorMessage, UsageError } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { saveRun } from '../store/research-runs.js';
 import { checkCitations } from './citations.js';
@@ -10,6 +10,7 @@ import { checkGrounding } from './grounding/index.js';
 import { modelChain, planChain } from './model-chain.js';
 import type { PlanView } from './plan-file.js';
 import { resultJson } from './result-json.js';
+import { type Recording, resumeRecording, startRecording } from './resume.js';
 import { StepClock } from './timings.js';
 import {
   DEFAULT_SETTINGS,
@@ -86,10 +87,62 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
     clock.observe(e);
     o.onEvent?.(e);
   };
-  // One id for every model call of the run, the verification's included, so the ledger groups them.
-  const runId = o.runId ?? randomUUID();
   const settings = settingsOf(o);
-  const createdAt = new Date().toISOString();
+  // A model run is recorded as it goes, so that it can be resumed if it ends without an answer.
+  const recording = o.models && recordingFor(o, o.models, settings, emit);
+  try {
+    const result = await research(o, settings, emit, recording);
+    result.timings = clock.finish();
+    // An extractive run that matched nothing has no answer to keep.
+    if (o.save !== false && (result.mode === 'model' || result.sources.length > 0))
+      save(o.db, result, emit, recording?.id());
+    return result;
+  } catch (error) {
+    const id = recording?.id();
+    throw id === undefined ? error : new InterruptedRun(id, error);
+  } finally {
+    recording?.end();
+  }
+}
+
+/**
+ * A run that ended without an answer after it was kept (its plan made): resumable with
+ * `agent research --resume <run>`. Its message and exit code are the failure's.
+ */
+export class InterruptedRun extends AgentError {
+  override readonly exitCode: number;
+  constructor(
+    readonly run: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof AgentError ? cause.message : `unexpected error: ${errorMessage(cause)}`, {
+      cause,
+    });
+    this.exitCode = cause instanceof AgentError ? cause.exitCode : 1;
+  }
+}
+
+function recordingFor(
+  o: ResearchOptions,
+  models: ModelSetup,
+  settings: ResearchSettings,
+  emit: (e: ResearchEvent) => void,
+): Recording | undefined {
+  if (o.resume !== undefined) return resumeRecording(o.db, o.resume, emit);
+  if (!o.resumable || o.save === false) return undefined;
+  // One id for every model call of the run, the verification's included, so the ledger groups them.
+  return startRecording(o, models, settings, o.runId ?? randomUUID(), new Date().toISOString(), emit);
+}
+
+async function research(
+  o: ResearchOptions,
+  settings: ResearchSettings,
+  emit: (e: ResearchEvent) => void,
+  recording: Recording | undefined,
+): Promise<ResearchResult> {
+  // One id for every model call of the run (every attempt of a resumed one), so the ledger groups them.
+  const runId = recording?.ledgerId ?? o.runId ?? randomUUID();
+  const createdAt = recording?.createdAt ?? new Date().toISOString();
   await indexStep(o, emit);
 
   if (!o.models) {
@@ -101,7 +154,12 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
       });
   }
   const base = o.models
-    ? await modelChain({ ...o, runId }, o.models, settings, emit)
+    ? await modelChain(
+        { ...o, runId, progress: recording?.hooks, prior: recording?.prior },
+        o.models,
+        settings,
+        emit,
+      )
     : { ...extractiveChain(o, emit), rounds: 1, truncated: false };
   const result: ResearchResult = {
     question: o.question,
@@ -128,16 +186,19 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
     result.verificationComplete = checked.complete;
     result.usage = addRunUsage(result.usage, checked.usage);
   }
-  result.timings = clock.finish();
-  // An extractive run that matched nothing has no answer to keep.
-  if (o.save !== false && (result.mode === 'model' || result.sources.length > 0)) save(o.db, result, emit);
+  // A resumed run's figures are the whole run's: what its earlier attempts spent too.
+  if (recording?.spent) result.usage = addRunUsage(recording.spent, result.usage);
   return result;
 }
 
-/** Only a run that answered is kept; a failure to keep it is a notice, since the answer is already shown. */
-function save(db: Db, result: ResearchResult, emit: (e: ResearchEvent) => void): void {
+/**
+ * Keeps a run that answered (completing its unfinished row, when it has one); a failure to keep it is a
+ * notice, since the answer is already shown.
+ */
+function save(db: Db, result: ResearchResult, emit: (e: ResearchEvent) => void, id?: number): void {
   try {
     result.id = saveRun(db, {
+      id,
       question: result.question,
       mode: result.mode,
       answer: result.answer,

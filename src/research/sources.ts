@@ -38,6 +38,9 @@ export interface SourceReport {
   n?: number;
 }
 
+/** The report of a source a resumed run takes from its record. */
+const READ_BEFORE = 'read before the run was resumed';
+
 /** The most text one source contributes to its extraction prompt. */
 export const MAX_SOURCE_CHARS = 24_000;
 /** Results asked of the search service beyond those read, so that duplicates can be replaced. */
@@ -61,8 +64,21 @@ export interface RoundOptions {
   /** --site, --exclude-site, --recent: sent to the search service, and enforced on what it returns. */
   filters?: WebFilters;
   onReport?: (report: SourceReport) => void;
-  /** Called the moment a source's text is in hand, before numbering, so extraction can start at once. */
-  onSource?: (source: Source) => void;
+  /**
+   * Called the moment a source's text is in hand, before numbering, so extraction can start at once;
+   * `key` names it across attempts of the run: `doc:<slug>`, or the search result's normalised URL.
+   */
+  onSource?: (source: Source, key: string) => void;
+  /** A search's results (inside the filters), as they arrive. */
+  onSearch?: (query: string, results: SearchResult[]) => void;
+  /** A resumed run's searches and sources: taken as they were, never searched or read again. */
+  prior?: PriorReads;
+}
+
+/** What an earlier attempt of a resumed run searched and read, by search query and by source key. */
+export interface PriorReads {
+  search(query: string): SearchResult[] | undefined;
+  source(key: string): Omit<Source, 'n'> | undefined;
 }
 
 /** Collects one round's sources: documents at once, searches and page reads in parallel. */
@@ -70,10 +86,10 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   const slots: (Source | undefined)[] = [];
   let room = o.room;
   const report = (r: SourceReport) => o.onReport?.(r);
-  const collected = (s: Omit<Source, 'n'>): Source => {
+  const collected = (s: Omit<Source, 'n'>, key: string): Source => {
     // Every text here is within MAX_SOURCE_CHARS already: documents and pages through their budget.
     const source: Source = { ...s, n: 0 };
-    o.onSource?.(source);
+    o.onSource?.(source, key);
     return source;
   };
 
@@ -81,7 +97,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   // the room for sources: then they are not sent at all (each is a paid request), as decided below.
   const docsToRead = plan.documents.filter((d) => !o.seen.has(`doc:${d}`)).length;
   const searchesUnderWay =
-    plan.searches.length > 0 && room - docsToRead > 0 && searchBackendName(o.env)
+    plan.searches.length > 0 && room - docsToRead > 0 && canSearch(plan.searches, o)
       ? sendSearches(plan.searches, o)
       : undefined;
   // Reading documents is synchronous: give the searches (and, after each document, its extraction
@@ -93,30 +109,26 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       report({ label: slug, status: 'skipped', detail: '--max-sources reached' });
       continue;
     }
-    // One read of the document: its text (whole or the matching passages), title and path.
-    const read = documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+    const key = `doc:${slug}`;
+    // One read of the document (its text, whole or the matching passages, title and path), unless an
+    // earlier attempt of the run read it already.
+    const before = o.prior?.source(key);
+    const read = before ?? documentRead(o, slug);
     if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;
     }
-    o.seen.add(`doc:${slug}`);
+    o.seen.add(key);
     room--;
     // Documents come first in plan order, so their numbers are known now.
-    const s = collected({
-      kind: 'document',
-      title: read.title,
-      location: read.path,
-      slug,
-      text: read.text,
-      status: read.excerpted ? 'excerpts' : 'read',
-    });
+    const s = collected(read, key);
     s.n = o.base + slots.length + 1;
     slots.push(s);
     report({
       label: slug,
       status: s.status,
       n: s.n,
-      detail: read.excerpted ? 'matching passages' : undefined,
+      detail: before ? READ_BEFORE : s.status === 'excerpts' ? 'matching passages' : undefined,
     });
     await nextTurn();
   }
@@ -135,12 +147,23 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   return sources;
 }
 
+function documentRead(o: RoundOptions, slug: string): Omit<Source, 'n'> | undefined {
+  const read = documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+  if (!read) return undefined;
+  const status = read.excerpted ? 'excerpts' : 'read';
+  return { kind: 'document', title: read.title, location: read.path, slug, text: read.text, status };
+}
+
 interface WebState {
   room: number;
   slots: (Source | undefined)[];
   report: (r: SourceReport) => void;
-  collected: (s: Omit<Source, 'n'>) => Source;
+  collected: (s: Omit<Source, 'n'>, key: string) => Source;
 }
+
+/** A search service is set up, or (in a resumed run) every one of these searches was recorded. */
+const canSearch = (searches: string[], o: RoundOptions): boolean =>
+  searchBackendName(o.env) !== undefined || searches.every((q) => o.prior?.search(q) !== undefined);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -153,10 +176,14 @@ type SearchReply = { query: string; results: SearchResult[]; error?: string };
 function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>[] {
   const count = Math.min(10, o.perSearch + SPARE_RESULTS);
   const replies = searches.map(async (query): Promise<SearchReply> => {
+    const recorded = o.prior?.search(query);
+    if (recorded) return { query, results: recorded };
     const [{ searchWeb }] = await loadWebModules();
     try {
-      const results = await searchWeb(query, count, o.env, o.signal, o.filters);
-      return { query, results: dropOutside(query, results, o.filters, (r) => o.onReport?.(r)) };
+      const found = await searchWeb(query, count, o.env, o.signal, o.filters);
+      const results = dropOutside(query, found, o.filters, (r) => o.onReport?.(r));
+      o.onSearch?.(query, results);
+      return { query, results };
     } catch (error) {
       if (o.signal?.aborted) throw new AbortedError();
       return { query, results: [], error: errorMessage(error) };
@@ -172,8 +199,7 @@ async function collectWeb(
   st: WebState,
   searchesUnderWay?: Promise<SearchReply>[],
 ): Promise<void> {
-  const backend = searchBackendName(o.env);
-  if (!backend) {
+  if (!canSearch(searches, o)) {
     for (const q of searches)
       st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
     return;
@@ -201,7 +227,7 @@ async function collectWeb(
       taken++;
       const slot = st.slots.length;
       st.slots.push(undefined);
-      const read = readResult(result, slot, o, st, readPage);
+      const read = readResult(result, key, slot, o, st, readPage);
       read.catch(() => {});
       reads.push(read);
     }
@@ -218,11 +244,20 @@ type ReadPage = typeof import('../tools/read-url.js')['readPage'];
 /** Reads one picked result into its slot: the page, else the search service's text, else the snippet. */
 async function readResult(
   result: SearchResult,
+  key: string,
   slot: number,
   o: RoundOptions,
   st: WebState,
   readPage: ReadPage,
 ): Promise<void> {
+  const reused = o.prior?.source(key);
+  if (reused) {
+    // Read by an earlier attempt of the run (where it landed, too, counts as collected).
+    o.seen.add(normalizeUrl(reused.location));
+    st.slots[slot] = st.collected(reused, key);
+    st.report({ label: result.url, status: reused.status, detail: READ_BEFORE });
+    return;
+  }
   let failure: string;
   try {
     const page = await readPage(result.url, { env: o.env, signal: o.signal });
@@ -243,14 +278,10 @@ async function readResult(
     // A long page or PDF is cut to its passages that match, as a long document is.
     const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
     const status = read.excerpted ? 'excerpts' : 'read';
-    st.slots[slot] = st.collected({
-      kind: 'web',
-      title,
-      location: page.url,
-      text: read.text,
-      status,
-      readAt: new Date().toISOString(),
-    });
+    st.slots[slot] = st.collected(
+      { kind: 'web', title, location: page.url, text: read.text, status, readAt: new Date().toISOString() },
+      key,
+    );
     st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
     return;
   } catch (error) {
@@ -263,17 +294,20 @@ async function readResult(
     st.report({ label: result.url, status: 'failed', detail: failure });
     return;
   }
-  st.slots[slot] = st.collected({
-    kind: 'web',
-    title: result.title,
-    location: result.url,
-    text:
-      fallback === 'search-text'
-        ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
-        : result.snippet,
-    status: fallback,
-    readAt: new Date().toISOString(),
-  });
+  st.slots[slot] = st.collected(
+    {
+      kind: 'web',
+      title: result.title,
+      location: result.url,
+      text:
+        fallback === 'search-text'
+          ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
+          : result.snippet,
+      status: fallback,
+      readAt: new Date().toISOString(),
+    },
+    key,
+  );
   st.report({ label: result.url, status: fallback, detail: failure });
 }
 

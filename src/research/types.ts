@@ -2,14 +2,15 @@ import type { Price } from '../providers/prices.js';
 import type { CostRow } from '../store/ledger.js';
 import type { Db } from '../store/open.js';
 import type { WebFilters } from '../tools/search/filters.js';
+import type { SearchResult } from '../tools/search/result.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './citations.js';
 import type { DocumentInfo } from './documents.js';
 import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
-import type { Plan } from './plan.js';
+import type { FollowUp, Plan } from './plan.js';
 import type { PlanView } from './plan-file.js';
-import type { Source, SourceReport } from './sources.js';
+import type { PriorReads, Source, SourceReport } from './sources.js';
 
 // The research chain's shared types, in a file of their own so that the stages (model-chain, sources,
 // result-json) and the pipeline that runs them do not import each other.
@@ -146,6 +147,33 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
    * undefined to cancel the run.
    */
   review?: (plan: PlanView, documents: DocumentInfo[]) => Promise<Plan | undefined>;
+  /** Record the run's progress as it goes, so that an interrupted run can be resumed (see resume.ts). */
+  resumable?: boolean;
+  /** Continue the unfinished run with this number (`--resume`): its options must be the recorded ones. */
+  resume?: number;
+  /** Set by the pipeline: what the chain records as it goes. */
+  progress?: ProgressHooks;
+  /** Set by the pipeline: what an interrupted attempt of the run already did. */
+  prior?: PriorWork;
+}
+
+/** A round's plan as recorded: round 1 as chosen (after any review), later rounds as followed up. */
+export type RoundPlan = Plan & { gaps?: string[] };
+
+/** What a run records as it goes (see resume.ts); each hook is called the moment the step is done. */
+export interface ProgressHooks {
+  onPlan(round: number, plan: RoundPlan): void;
+  /** A web search's results, inside the web filters. */
+  onSearch(query: string, results: SearchResult[]): void;
+  /** A source whose text is in hand; `key` is `doc:<slug>`, or the search result's normalised URL. */
+  onSource(key: string, source: Source): void;
+  onFacts(key: string, facts: string): void;
+}
+
+/** What an interrupted attempt already did: the chain takes it instead of doing (and paying) it again. */
+export interface PriorWork extends PriorReads {
+  plan(round: number): FollowUp | undefined;
+  facts(key: string): string | undefined;
 }
 
 /**

@@ -1,9 +1,11 @@
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
+import { dropProgress } from './run-progress.js';
 import { type RunText, saveRunTexts } from './run-texts.js';
 
-// Finished research runs: the question, mode, answer and cost as columns (to list and search them), and
-// the whole result object as JSON, kept exactly as given so `agent reports --show` prints it again.
+// Research runs: the question, mode, answer and cost as columns (to list and search them), and the whole
+// result object as JSON, kept exactly as given so `agent reports --show` prints it again. A model run that
+// has not answered yet is kept 'unfinished', with its progress (see run-progress.ts) and no answer.
 
 export interface RunSummary {
   id: number;
@@ -13,6 +15,8 @@ export interface RunSummary {
   mode: string;
   /** Null when a model call had no known price. */
   costUsd: number | null;
+  /** `unfinished`: ended before its answer (`agent research --resume <id>` continues it). */
+  status: 'done' | 'unfinished';
 }
 
 export interface SavedRun extends RunSummary {
@@ -32,6 +36,8 @@ export interface NewRun {
   createdAt?: number;
   /** The source texts the run used, kept with it (see run-texts.ts). */
   texts?: RunText[];
+  /** The number of the unfinished run this completes (its progress is dropped). */
+  id?: number;
 }
 
 interface RunRow {
@@ -42,6 +48,7 @@ interface RunRow {
   answer: string;
   cost_usd: number | null;
   result: string;
+  status: 'done' | 'unfinished';
 }
 
 const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
@@ -50,7 +57,15 @@ const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
   question: r.question,
   mode: r.mode,
   costUsd: r.cost_usd,
+  status: r.status,
 });
+
+/** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
+const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status,
+  CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
+    SELECT CASE WHEN COUNT(*) > COUNT(u.cost_usd) THEN NULL ELSE COALESCE(SUM(u.cost_usd), 0) END
+    FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
+  ) END AS cost_usd`;
 
 /**
  * Keeps a finished run and its source texts, all or nothing; returns its id. A failed write (full disk,
@@ -62,14 +77,26 @@ export function saveRun(db: Db, run: NewRun): number {
     // snapshot that another process moved on from can never fail the save.
     return db
       .transaction(() => {
-        const id = insertRun(db, run);
+        const id = (run.id !== undefined && completeRun(db, run.id, run)) || insertRun(db, run);
         if (run.texts?.length) saveRunTexts(db, id, run.texts);
+        if (run.id !== undefined) dropProgress(db, run.id);
         return id;
       })
       .immediate();
   } catch (error) {
     throw writeError(db, error);
   }
+}
+
+/** Completes an unfinished run; undefined when it is gone (deleted meanwhile: the run is kept anew). */
+function completeRun(db: Db, id: number, run: NewRun): number | undefined {
+  const changed = db
+    .prepare(
+      `UPDATE research_runs SET mode = ?, answer = ?, cost_usd = ?, result = ?, status = 'done'
+       WHERE id = ? AND status = 'unfinished'`,
+    )
+    .run(run.mode, run.answer, run.costUsd, JSON.stringify(run.result), id).changes;
+  return changed > 0 ? id : undefined;
 }
 
 function insertRun(db: Db, run: NewRun): number {
@@ -97,16 +124,14 @@ export function listRuns(db: Db, options: { query?: string; limit?: number } = {
   const limit = options.limit ?? 50;
   if (options.query === undefined) {
     const rows = db
-      .prepare(
-        `SELECT id, created_at, question, mode, cost_usd FROM research_runs ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
+      .prepare(`SELECT ${SUMMARY} FROM research_runs r ORDER BY r.created_at DESC, r.id DESC LIMIT ?`)
       .all(limit) as RunRow[];
     return rows.map(toSummary);
   }
   const words = options.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) return [];
   const search = db.prepare(
-    `SELECT r.id, r.created_at, r.question, r.mode, r.cost_usd
+    `SELECT ${SUMMARY}
      FROM research_runs_fts CROSS JOIN research_runs r ON r.id = research_runs_fts.rowid
      WHERE research_runs_fts MATCH ? ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
   );
@@ -116,7 +141,9 @@ export function listRuns(db: Db, options: { query?: string; limit?: number } = {
 }
 
 export function getRun(db: Db, id: number): SavedRun | undefined {
-  const row = db.prepare('SELECT * FROM research_runs WHERE id = ?').get(id) as RunRow | undefined;
+  const row = db
+    .prepare(`SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r WHERE r.id = ?`)
+    .get(id) as RunRow | undefined;
   if (!row) return undefined;
   return { ...toSummary(row), answer: row.answer, result: JSON.parse(row.result) as Record<string, unknown> };
 }

@@ -13,17 +13,27 @@ export interface RunText {
 
 const hashOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** Stores a text unless it is stored already; returns its hash. */
+export function storeText(db: Db, text: string): string {
+  const hash = hashOf(text);
+  // Looked up first: compressing a text that is stored already would be wasted work.
+  if (!db.prepare('SELECT 1 FROM source_texts WHERE hash = ?').get(hash))
+    db.prepare('INSERT INTO source_texts (hash, chars, body) VALUES (?, ?, ?)').run(
+      hash,
+      text.length,
+      deflateSync(Buffer.from(text, 'utf8')),
+    );
+  return hash;
+}
+
 /** Links a run to its sources' texts, storing each text that is not stored yet. */
 export function saveRunTexts(db: Db, runId: number, texts: RunText[]): void {
-  const has = db.prepare('SELECT 1 FROM source_texts WHERE hash = ?').pluck();
-  const insertText = db.prepare('INSERT INTO source_texts (hash, chars, body) VALUES (?, ?, ?)');
   const link = db.prepare('INSERT OR REPLACE INTO run_texts (run_id, n, hash) VALUES (?, ?, ?)');
-  for (const { n, text } of texts) {
-    const hash = hashOf(text);
-    if (!has.get(hash)) insertText.run(hash, text.length, deflateSync(Buffer.from(text, 'utf8')));
-    link.run(runId, n, hash);
-  }
+  for (const { n, text } of texts) link.run(runId, n, storeText(db, text));
 }
+
+/** A stored text from its compressed body. */
+export const inflateText = (body: Buffer): string => inflateSync(body).toString('utf8');
 
 /** A saved run's source texts by number; empty for a run saved before texts were kept. */
 export function runTexts(db: Db, runId: number): Map<number, string> {
@@ -33,5 +43,5 @@ export function runTexts(db: Db, runId: number): Map<number, string> {
        WHERE t.run_id = ? ORDER BY t.n`,
     )
     .all(runId) as { n: number; body: Buffer }[];
-  return new Map(rows.map((r) => [r.n, inflateSync(r.body).toString('utf8')]));
+  return new Map(rows.map((r) => [r.n, inflateText(r.body)]));
 }

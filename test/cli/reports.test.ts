@@ -116,6 +116,7 @@ describe('agent reports', () => {
         mode: 'extractive',
         createdAt: '2026-03-01T10:30:00.000Z',
         costUsd: 0,
+        status: 'done',
       },
     ]);
   });

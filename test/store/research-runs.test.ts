@@ -68,6 +68,7 @@ describe('research runs', () => {
       costUsd: 0.5,
       answer: 'Up to €50 [1].',
       result,
+      status: 'done',
     });
     expect(getRun(db, id + 1)).toBeUndefined();
   });
@@ -82,6 +83,7 @@ describe('research runs', () => {
       question: 'Who approves travel over budget?',
       mode: 'model',
       costUsd: null,
+      status: 'done',
     });
   });
 

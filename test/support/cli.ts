@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,8 @@ export const BIN = join(ROOT, 'bin', 'agent.js');
 
 export interface CliResult {
   code: number | null;
+  /** The signal that ended it, if one did. */
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -45,24 +47,33 @@ export function runCli(
   args: string[],
   options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const { uid, gid } = options;
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: cleanEnv(options.env),
-      cwd: ROOT,
-      uid,
-      gid,
-    });
+  return startCli(args, options).done;
+}
+
+/** Starts the built CLI; `child` is there to signal it, `done` settles when it has exited. */
+export function startCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const { uid, gid } = options;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv(options.env),
+    cwd: ROOT,
+    uid,
+    gid,
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
+    child.stdout!.on('data', (d) => {
       stdout += d;
     });
-    child.stderr.on('data', (d) => {
+    child.stderr!.on('data', (d) => {
       stderr += d;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+  child.stdin!.end(options.input ?? '');
+  return { child, done };
 }

@@ -5,6 +5,7 @@ import type { Grounding } from '../../research/grounding/index.js';
 import type { Verdict } from '../../research/types.js';
 import type { Db } from '../../store/open.js';
 import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
+import { loadProgress } from '../../store/run-progress.js';
 import { runTexts } from '../../store/run-texts.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
@@ -18,6 +19,7 @@ import {
   verificationSummary,
 } from '../research-render.js';
 import { clean, formatUsd, formatWhen, type Style, styleFor } from '../style.js';
+import { resumeCommand } from './research-resume.js';
 
 export interface ReportsOptions {
   limit: number;
@@ -52,6 +54,10 @@ export async function runReports(query: string | undefined, options: ReportsOpti
     if (options.show !== undefined) {
       const run = getRun(db, options.show);
       if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
+      if (run.status === 'unfinished') {
+        showUnfinished(db, run, options);
+        return;
+      }
       await show(withEvidence(db, run), options, format);
       return;
     }
@@ -132,6 +138,45 @@ async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | 
   }
 }
 
+/** An unfinished run has no answer yet: what it has so far, and how to continue it. */
+function showUnfinished(db: Db, run: SavedRun, options: ReportsOptions): void {
+  const hint = resumeCommand(run.id, options.db);
+  if (options.out !== undefined)
+    throw new UsageError(
+      `Research run #${run.id} is unfinished: it has no answer to write yet. Resume it with: ${hint}`,
+    );
+  const p = loadProgress(db, run.id);
+  const plan = p?.plans.get(1);
+  const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  const sources = p ? [...p.sources.values()] : [];
+  const progress = {
+    plan: { documents: count(plan?.documents), searches: count(plan?.searches) },
+    rounds: p?.plans.size ?? 0,
+    sources: sources.length,
+    extracted: sources.filter((x) => x.facts !== null).length,
+  };
+  if (options.json) {
+    const { id, question, status, createdAt, costUsd } = run;
+    process.stdout.write(
+      `${JSON.stringify({ id, question, status, createdAt, costUsd, progress, resume: hint }, null, 2)}\n`,
+    );
+    return;
+  }
+  const s = styleFor(process.stdout);
+  const rounds = progress.rounds > 1 ? `, ${progress.rounds} rounds planned` : '';
+  process.stdout.write(
+    `${[
+      s.dim(
+        `Research run #${run.id} · ${formatWhen(run.createdAt)} · unfinished · ${formatUsd(run.costUsd)}`,
+      ),
+      s.bold(clean(run.question)),
+      '',
+      `This run ended before its answer. It has its plan (${progress.plan.documents} document(s), ${progress.plan.searches} search(es)${rounds}), ${progress.sources} source(s) read, ${progress.extracted} of them extracted.`,
+      `Resume it with: ${hint}`,
+    ].join('\n')}\n`,
+  );
+}
+
 /**
  * A run saved before evidence was part of the result, but with its source texts kept, gets its evidence
  * found again in those texts: never in today's copy of a page or file, which may have changed.
@@ -158,10 +203,11 @@ export function listing(runs: RunSummary[], width: number, s: Style): string {
     .map((r, k) => {
       const cells = r.map((c, i) => (i === 0 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
       const head = cells.join('  ');
-      const room = Math.max(20, width - head.length - 3);
+      const mark = runs[k]!.status === 'unfinished' ? '(unfinished) ' : '';
+      const room = Math.max(20, width - head.length - 3 - mark.length);
       const question = clean(runs[k]!.question).replace(/\s+/g, ' ').trim();
       const cut = question.length > room ? `${question.slice(0, room - 1)}…` : question;
-      return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${cut}`;
+      return `${s.bold(cells[0]!)}  ${s.dim(cells.slice(1).join('  '))}  ${mark && s.yellow(mark)}${cut}`;
     })
     .join('\n');
 }

@@ -6,6 +6,7 @@ import { outFormat } from '../../report/format.js';
 import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import {
+  InterruptedRun,
   type ModelSetup,
   planResearch,
   type ResearchOptions,
@@ -14,6 +15,7 @@ import {
   VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
+import type { RecordedOptions } from '../../research/resume.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
@@ -30,6 +32,7 @@ import {
 } from '../research-render.js';
 import { createSpinner } from '../spinner.js';
 import { clean, styleFor } from '../style.js';
+import { recordedFilters, resumeCommand, resumeOptions } from './research-resume.js';
 import {
   ignoredFilterFlags,
   printPlan,
@@ -57,6 +60,10 @@ export interface ResearchCommandOptions extends SteerOptions {
   concurrency?: number;
   maxCost?: number;
   db?: string;
+  /** Continue this unfinished run. */
+  resume?: number;
+  /** The flags given on the command line (not defaults), as `--name`. */
+  given?: string[];
 }
 
 /** The models for a research run, or undefined for extractive mode (no provider, or --extractive). */
@@ -74,11 +81,16 @@ export async function researchModels(
 }
 
 export async function runResearchCommand(
-  question: string,
-  o: ResearchCommandOptions,
+  asked: string,
+  flags: ResearchCommandOptions,
 ): Promise<ResearchResult | undefined> {
+  let question = asked;
+  let o = flags;
+  let recorded: RecordedOptions | undefined;
+  if (flags.resume !== undefined)
+    ({ question, options: o, recorded } = resumeOptions(flags.resume, asked, flags));
   // A question of nothing but escape sequences and control characters is empty once made printable.
-  if (!clean(question).trim())
+  else if (!clean(question).trim())
     throw new UsageError(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
@@ -87,7 +99,7 @@ export async function runResearchCommand(
   const outToStdout = o.out === '-';
   if (o.out !== undefined) checkWritable(o.out, { json: o.json });
   const format = outFormat(o.out, o.format);
-  const filters = webFilterOptions(o, process.env);
+  const filters = recorded ? recordedFilters(recorded) : webFilterOptions(o, process.env);
   const models = await researchModels(o);
   if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
   const steer = steerOptions(o, models);
@@ -127,6 +139,8 @@ export async function runResearchCommand(
     maxSources: o.maxSources,
     concurrency: o.concurrency,
     maxCostUsd,
+    resumable: true,
+    resume: o.resume,
     ...filters,
     ...steer,
     // The spinner stops while the user reads and edits the plan.
@@ -147,6 +161,11 @@ export async function runResearchCommand(
     }
     result = await runResearch(options);
     ok = true;
+  } catch (error) {
+    // Kept unfinished: the exit line says how to continue it.
+    if (error instanceof InterruptedRun)
+      error.message = `${error.message} Resume it with: ${resumeCommand(error.run, o.db)}`;
+    throw error;
   } finally {
     renderer.finishProgress(ok);
     process.off('SIGINT', onSigint);

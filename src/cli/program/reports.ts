@@ -22,7 +22,8 @@ export function addReportsCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Every agent research run is kept when it ends (a cancelled or failed one is not).
+Every agent research run is kept when it answers. A model run that ended before its answer (Ctrl-C, a
+crash, an API failure) is listed as (unfinished): agent research --resume <id> continues it.
 
 Examples:
   agent reports                     the latest runs: number, when, mode, cost, question
@@ -31,7 +32,7 @@ Examples:
   agent reports --show 3 -o run.md  the same, also written as Markdown
   agent reports --show 3 -o run.html  as a self-contained page with each citation's evidence
   agent reports --show 3 --json     the object agent research --json printed, plus its id
-  agent reports --delete 3          remove run #3`,
+  agent reports --delete 3          remove run #3 (finished or not)`,
     )
     .action(async (query: string | undefined, options, command: Command) => {
       const { runReports } = await import('../commands/reports.js');

@@ -20,7 +20,7 @@ const period = (value: string): string => {
 export function addResearchCommand(program: Command): void {
   program
     .command('research')
-    .argument('<question...>', 'what to find out (quotes optional)')
+    .argument('[question...]', 'what to find out (quotes optional)')
     .description('Answer a question with citations, from local documents and the web.')
     .addOption(providerOption())
     .option(
@@ -87,6 +87,12 @@ export function addResearchCommand(program: Command): void {
       domains,
     )
     .option('--recent <period>', 'only web pages published within this period: 7d, 6m, 1y', period)
+    .addOption(
+      new Option(
+        '--resume <id>',
+        'continue run <id>, which ended before its answer: what it read and extracted is not paid again',
+      ).argParser(positiveInt),
+    )
     .addHelpText(
       'after',
       `
@@ -106,12 +112,25 @@ Examples:
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
+  agent research --resume 12        continue run #12 (Ctrl-C, a crash or an API failure ended it)
 
 --plan --json prints {"plan": {"documents": [{"slug", "title"}], "searches": ["query"]}, "usage": {...}};
---plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.`,
+--plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.
+
+A model run is kept from its plan on, with each source read and each extraction as it is made. One that
+ends without an answer is listed by agent reports as (unfinished); --resume continues it with the question,
+content folder and settings it was started with (--provider and the model flags may name others).`,
     )
     .action(async (words: string[], options, command: Command) => {
       const { runResearchCommand } = await import('../commands/research.js');
-      await runResearchCommand(words.join(' '), { ...options, db: command.optsWithGlobals().db });
+      // Which flags were typed (not defaults): --resume refuses those that would change the run.
+      const given = command.options
+        .filter((opt) => command.getOptionValueSource(opt.attributeName()) === 'cli')
+        .map((opt) => opt.long ?? '');
+      await runResearchCommand(words.join(' '), {
+        ...options,
+        given,
+        db: command.optsWithGlobals().db,
+      });
     });
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError } from '../../errors.js';
+import { holderGone, newHolder } from '../../store/holder.js';
 import type { Db } from '../../store/open.js';
 
 // One process at a time indexes a content folder: the others wait for it and then find its work done,
@@ -28,12 +27,12 @@ export async function takeLease(
   root: string,
   options: { signal?: AbortSignal; onWait?: () => void } = {},
 ): Promise<Lease> {
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const holder = newHolder();
   const take = db.transaction((now: number): boolean => {
     const row = db.prepare('SELECT holder, heartbeat FROM index_leases WHERE root = ?').get(root) as
       | { holder: string; heartbeat: number }
       | undefined;
-    if (row && !gone(row, now)) return false;
+    if (row && !holderGone(row, now, STALE_MS)) return false;
     db.prepare(
       `INSERT INTO index_leases (root, holder, heartbeat) VALUES (?, ?, ?)
        ON CONFLICT (root) DO UPDATE SET holder = excluded.holder, heartbeat = excluded.heartbeat`,
@@ -68,17 +67,4 @@ export async function takeLease(
       db.prepare('DELETE FROM index_leases WHERE root = ? AND holder = ?').run(root, holder);
     },
   };
-}
-
-/** A holder on this machine whose process has ended, or any holder silent for a minute. */
-function gone(row: { holder: string; heartbeat: number }, now: number): boolean {
-  if (now - row.heartbeat > STALE_MS) return true;
-  const [host, pid] = row.holder.split(':');
-  if (host !== hostname()) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
