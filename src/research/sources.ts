@@ -1,5 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
+import type { PageCache } from '../tools/read-url.js';
 import { searchBackendName } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
@@ -27,6 +28,8 @@ export interface Source {
   status: 'read' | 'excerpts' | 'search-text' | 'snippet';
   /** When a web page was read (ISO 8601). */
   readAt?: string;
+  /** Its facts came from the extraction cache: no model call was paid for them this run. */
+  cached?: boolean;
 }
 
 /** What happened to everything the plan asked for, collected or not. */
@@ -36,6 +39,8 @@ export interface SourceReport {
   status: Source['status'] | 'failed' | 'skipped' | 'filtered';
   detail?: string;
   n?: number;
+  /** The source's facts came from the extraction cache (see Source.cached). */
+  cached?: boolean;
 }
 
 /** The most text one source contributes to its extraction prompt. */
@@ -61,8 +66,13 @@ export interface RoundOptions {
   /** --site, --exclude-site, --recent: sent to the search service, and enforced on what it returns. */
   filters?: WebFilters;
   onReport?: (report: SourceReport) => void;
-  /** Called the moment a source's text is in hand, before numbering, so extraction can start at once. */
+  /**
+   * Called the moment a source's text is in hand, before numbering, so extraction can start at once; it
+   * marks the source `cached` (synchronously) when its facts are already known.
+   */
   onSource?: (source: Source) => void;
+  /** Pages read before (--max-age, --refresh). */
+  pages?: PageCache;
 }
 
 /** Collects one round's sources: documents at once, searches and page reads in parallel. */
@@ -117,6 +127,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       status: s.status,
       n: s.n,
       detail: read.excerpted ? 'matching passages' : undefined,
+      ...cachedMark(s),
     });
     await nextTurn();
   }
@@ -225,7 +236,7 @@ async function readResult(
 ): Promise<void> {
   let failure: string;
   try {
-    const page = await readPage(result.url, { env: o.env, signal: o.signal });
+    const page = await readPage(result.url, { env: o.env, signal: o.signal, cache: o.pages });
     // A result that redirected to a page already collected (under another URL) is not read twice.
     const landed = normalizeUrl(page.url);
     if (landed !== normalizeUrl(result.url)) {
@@ -243,7 +254,7 @@ async function readResult(
     // A long page or PDF is cut to its passages that match, as a long document is.
     const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
     const status = read.excerpted ? 'excerpts' : 'read';
-    st.slots[slot] = st.collected({
+    const source = st.collected({
       kind: 'web',
       title,
       location: page.url,
@@ -251,7 +262,13 @@ async function readResult(
       status,
       readAt: new Date().toISOString(),
     });
-    st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
+    st.slots[slot] = source;
+    st.report({
+      label: result.url,
+      status,
+      detail: read.excerpted ? 'matching passages' : undefined,
+      ...cachedMark(source),
+    });
     return;
   } catch (error) {
     if (o.signal?.aborted) throw new AbortedError();
@@ -263,7 +280,7 @@ async function readResult(
     st.report({ label: result.url, status: 'failed', detail: failure });
     return;
   }
-  st.slots[slot] = st.collected({
+  const source = st.collected({
     kind: 'web',
     title: result.title,
     location: result.url,
@@ -274,8 +291,11 @@ async function readResult(
     status: fallback,
     readAt: new Date().toISOString(),
   });
-  st.report({ label: result.url, status: fallback, detail: failure });
+  st.slots[slot] = source;
+  st.report({ label: result.url, status: fallback, detail: failure, ...cachedMark(source) });
 }
+
+const cachedMark = (s: Source): { cached?: true } => (s.cached ? { cached: true } : {});
 
 const MISSED: Record<FilterMiss, string> = {
   site: 'outside --site',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { maxAgeSetting } from '../../cache/duration.js';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
@@ -56,6 +57,9 @@ export interface ResearchCommandOptions extends SteerOptions {
   maxSources?: number;
   concurrency?: number;
   maxCost?: number;
+  /** `--max-age` in milliseconds. */
+  maxAge?: number;
+  refresh?: boolean;
   db?: string;
 }
 
@@ -96,6 +100,7 @@ export async function runResearchCommand(
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  const maxAgeMs = maxAgeSetting(o.maxAge, process.env);
   if (models && maxCostUsd !== undefined)
     requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);
@@ -128,6 +133,8 @@ export async function runResearchCommand(
     maxSources: o.maxSources,
     concurrency: o.concurrency,
     maxCostUsd,
+    maxAgeMs,
+    refresh: o.refresh,
     ...filters,
     ...steer,
     // The spinner stops while the user reads and edits the plan.

@@ -1,6 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
-import { maxCostOption, nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
+import {
+  maxAgeOption,
+  maxCostOption,
+  nonEmpty,
+  positiveInt,
+  providerOption,
+  wholeNumber,
+} from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
@@ -87,6 +94,8 @@ export function addResearchCommand(program: Command): void {
       domains,
     )
     .option('--recent <period>', 'only web pages published within this period: 7d, 6m, 1y', period)
+    .addOption(maxAgeOption())
+    .option('--refresh', 'ignore the page and extraction caches this run (what it fetches is still cached)')
     .addHelpText(
       'after',
       `
