@@ -44,11 +44,11 @@ export function getCachedPage(db: Db, url: string): CachedPageRow | undefined {
 export function putCachedPage(db: Db, page: CachedPageRow): void {
   const hash = sha256(page.text);
   db.transaction(() => {
-    db.prepare('INSERT OR IGNORE INTO page_bodies (hash, chars, body) VALUES (?, ?, ?)').run(
-      hash,
-      page.text.length,
-      deflateSync(Buffer.from(page.text, 'utf8')),
-    );
+    // Written again even when the hash is known: a damaged copy is replaced, not kept.
+    db.prepare(
+      `INSERT INTO page_bodies (hash, chars, body) VALUES (?, ?, ?)
+       ON CONFLICT (hash) DO UPDATE SET chars = excluded.chars, body = excluded.body`,
+    ).run(hash, page.text.length, deflateSync(Buffer.from(page.text, 'utf8')));
     db.prepare(
       `INSERT INTO page_cache (url, final_url, fetched_at, policy, extractor, title, kind, pages, body_hash)
        VALUES (@url, @finalUrl, @fetchedAt, @policy, @extractor, @title, @kind, @pages, @hash)
