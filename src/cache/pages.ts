@@ -48,7 +48,13 @@ function lookup(db: Db, key: string, Policy: Policy): Hit | undefined {
     if (!row || row.extractor !== EXTRACTOR_VERSION) return undefined;
     const kind = row.kind as Page['kind'];
     if (!KINDS.includes(kind)) return undefined;
-    const page: Page = { url: row.finalUrl, title: row.title, text: row.text, kind };
+    const page: Page = {
+      url: row.finalUrl,
+      title: row.title,
+      text: row.text,
+      kind,
+      fetchedAt: new Date(row.fetchedAt).toISOString(),
+    };
     if (row.pages !== null) page.pages = row.pages;
     return {
       page,
@@ -131,8 +137,9 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
           headers: fetched.headers,
         });
         if (!modified) {
-          quietly(() => touchCachedPage(db, key, now(), policy.toObject()));
-          return hit.page;
+          const confirmed = now();
+          quietly(() => touchCachedPage(db, key, confirmed, policy.toObject()));
+          return { ...hit.page, fetchedAt: new Date(confirmed).toISOString() };
         }
       }
       return readAndStore(fetched);

@@ -260,7 +260,8 @@ async function readResult(
       location: page.url,
       text: read.text,
       status,
-      readAt: new Date().toISOString(),
+      // A page from the cache was read when it was fetched, or last confirmed unchanged.
+      readAt: page.fetchedAt ?? new Date().toISOString(),
     });
     st.slots[slot] = source;
     st.report({

@@ -21,6 +21,8 @@ export interface Page {
   pages?: number;
   /** Said before the text: how much of a long PDF was read, when not all of it. */
   note?: string;
+  /** Served from the page cache: when it was fetched, or last confirmed by its server (ISO 8601). */
+  fetchedAt?: string;
 }
 
 /** How much of a PDF to read: read_url stops once it has more text than it can return. */

@@ -70,7 +70,9 @@ describe('the page cache', () => {
 
     expect((await read(`${s.base}/a`)).title).toBe('Page v1');
     time.advance(23 * HOUR);
-    expect((await read(`${s.base}/a#section`)).title).toBe('Page v1');
+    const hit = await read(`${s.base}/a#section`);
+    expect(hit.title).toBe('Page v1');
+    expect(hit.fetchedAt).toBe('2026-11-30T12:00:00.000Z');
     expect(s.requests).toHaveLength(1);
 
     time.advance(2 * HOUR);
@@ -79,6 +81,7 @@ describe('the page cache', () => {
     expect(again.text).toContain('$200');
     expect(s.requests).toHaveLength(2);
     expect(s.requests[1]).toMatchObject({ path: '/a', ifNoneMatch: '"v1"' });
+    expect(again.fetchedAt).toBe('2026-12-01T13:00:00.000Z');
 
     // The 304 counted as a fetch: the page is fresh again for a day.
     time.advance(12 * HOUR);
