@@ -8,7 +8,9 @@ CREATE TABLE page_cache (
   url TEXT PRIMARY KEY,             -- the URL asked for, without its fragment
   final_url TEXT NOT NULL,          -- where redirects led: the page's own URL
   fetched_at INTEGER NOT NULL,      -- unix epoch ms of the fetch, or of the last 304 that confirmed it
-  policy TEXT NOT NULL,             -- http-cache-semantics CachePolicy.toObject(): validators, Cache-Control
+  etag TEXT,                        -- the validators sent back when it is revalidated (also in policy)
+  last_modified TEXT,
+  policy TEXT NOT NULL,             -- http-cache-semantics CachePolicy.toObject(): headers, Cache-Control
   extractor INTEGER NOT NULL,       -- the EXTRACTOR_VERSION (src/formats/version.ts) that made the text
   title TEXT NOT NULL,
   kind TEXT NOT NULL,               -- html, pdf or text

@@ -66,6 +66,13 @@ function lookup(db: Db, key: string, Policy: Policy): Hit | undefined {
   }
 }
 
+/** The ETag and Last-Modified a revalidation sends back, as the (updated) response gave them. */
+function validators(policy: CachePolicy): { etag: string | null; lastModified: string | null } {
+  const headers = policy.responseHeaders();
+  const value = (name: string) => (headers[name] === undefined ? null : String(headers[name]));
+  return { etag: value('etag'), lastModified: value('last-modified') };
+}
+
 /** Best effort: the page was read either way. */
 function quietly(write: () => void): void {
   try {
@@ -99,6 +106,7 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
             url: key,
             finalUrl: page.url,
             fetchedAt,
+            ...validators(policy),
             policy: policy.toObject(),
             extractor: EXTRACTOR_VERSION,
             title: page.title,
@@ -138,7 +146,13 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
         });
         if (!modified) {
           const confirmed = now();
-          quietly(() => touchCachedPage(db, key, confirmed, policy.toObject()));
+          quietly(() =>
+            touchCachedPage(db, key, {
+              fetchedAt: confirmed,
+              ...validators(policy),
+              policy: policy.toObject(),
+            }),
+          );
           return { ...hit.page, fetchedAt: new Date(confirmed).toISOString() };
         }
       }

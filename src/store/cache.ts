@@ -10,6 +10,9 @@ export interface CachedPageRow {
   url: string;
   finalUrl: string;
   fetchedAt: number;
+  /** The validators: ETag and Last-Modified, as the server sent them. */
+  etag: string | null;
+  lastModified: string | null;
   /** CachePolicy.toObject(), parsed. */
   policy: unknown;
   extractor: number;
@@ -25,7 +28,8 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 export function getCachedPage(db: Db, url: string): CachedPageRow | undefined {
   const row = db
     .prepare(
-      `SELECT p.url, p.final_url AS finalUrl, p.fetched_at AS fetchedAt, p.policy, p.extractor, p.title,
+      `SELECT p.url, p.final_url AS finalUrl, p.fetched_at AS fetchedAt, p.etag,
+         p.last_modified AS lastModified, p.policy, p.extractor, p.title,
          p.kind, p.pages, b.body, b.hash
        FROM page_cache p JOIN page_bodies b ON b.hash = p.body_hash WHERE p.url = ?`,
     )
@@ -50,10 +54,12 @@ export function putCachedPage(db: Db, page: CachedPageRow): void {
        ON CONFLICT (hash) DO UPDATE SET chars = excluded.chars, body = excluded.body`,
     ).run(hash, page.text.length, deflateSync(Buffer.from(page.text, 'utf8')));
     db.prepare(
-      `INSERT INTO page_cache (url, final_url, fetched_at, policy, extractor, title, kind, pages, body_hash)
-       VALUES (@url, @finalUrl, @fetchedAt, @policy, @extractor, @title, @kind, @pages, @hash)
+      `INSERT INTO page_cache (url, final_url, fetched_at, etag, last_modified, policy, extractor, title,
+         kind, pages, body_hash)
+       VALUES (@url, @finalUrl, @fetchedAt, @etag, @lastModified, @policy, @extractor, @title, @kind, @pages,
+         @hash)
        ON CONFLICT (url) DO UPDATE SET final_url = excluded.final_url, fetched_at = excluded.fetched_at,
-         policy = excluded.policy, extractor = excluded.extractor, title = excluded.title,
+         etag = excluded.etag, last_modified = excluded.last_modified, policy = excluded.policy, extractor = excluded.extractor, title = excluded.title,
          kind = excluded.kind, pages = excluded.pages, body_hash = excluded.body_hash`,
     ).run({ ...page, policy: JSON.stringify(page.policy), hash });
   })();
@@ -65,12 +71,15 @@ export function deleteCachedPage(db: Db, url: string): void {
 }
 
 /** A 304 confirmed the cached page: it counts as fetched now, under the policy the 304 updated. */
-export function touchCachedPage(db: Db, url: string, fetchedAt: number, policy: unknown): void {
-  db.prepare('UPDATE page_cache SET fetched_at = ?, policy = ? WHERE url = ?').run(
-    fetchedAt,
-    JSON.stringify(policy),
-    url,
-  );
+export function touchCachedPage(
+  db: Db,
+  url: string,
+  update: Pick<CachedPageRow, 'fetchedAt' | 'etag' | 'lastModified' | 'policy'>,
+): void {
+  db.prepare(
+    `UPDATE page_cache SET fetched_at = @fetchedAt, etag = @etag, last_modified = @lastModified,
+       policy = @policy WHERE url = @url`,
+  ).run({ ...update, policy: JSON.stringify(update.policy), url });
 }
 
 export interface ExtractionKey {

@@ -82,6 +82,13 @@ describe('the page cache', () => {
     expect(s.requests).toHaveLength(2);
     expect(s.requests[1]).toMatchObject({ path: '/a', ifNoneMatch: '"v1"' });
     expect(again.fetchedAt).toBe('2026-12-01T13:00:00.000Z');
+    expect(
+      db.prepare('SELECT etag, last_modified AS lastModified, fetched_at AS at FROM page_cache').get(),
+    ).toEqual({
+      etag: '"v1"',
+      lastModified: null,
+      at: Date.parse('2026-12-01T13:00:00.000Z'),
+    });
 
     // The 304 counted as a fetch: the page is fresh again for a day.
     time.advance(12 * HOUR);
@@ -107,8 +114,13 @@ describe('the page cache', () => {
       }
       res.writeHead(200, { 'content-type': 'text/html', 'last-modified': modified }).end(html('Dated'));
     });
-    const { time, read } = setup(openStore(':memory:'), s.env);
+    const db = openStore(':memory:');
+    const { time, read } = setup(db, s.env);
     await read(`${s.base}/d`);
+    expect(db.prepare('SELECT etag, last_modified FROM page_cache').get()).toEqual({
+      etag: null,
+      last_modified: modified,
+    });
     time.advance(25 * HOUR);
     expect((await read(`${s.base}/d`)).title).toBe('Dated');
     expect(s.requests.map((r) => r.ifModifiedSince)).toEqual([undefined, modified]);
