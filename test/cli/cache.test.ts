@@ -20,6 +20,7 @@ describe('the built CLI caches pages and extractions', () => {
   let db: string;
   const pageRequests: string[] = [];
   const steps: string[] = [];
+  const revalidated: string[] = [];
 
   const handler = (req: RecordedRequest): FakeResponse => {
     const url = new URL(req.url, 'http://x');
@@ -34,6 +35,11 @@ describe('the built CLI caches pages and extractions', () => {
       });
     if (url.pathname === '/tiers' || url.pathname === '/leads') {
       pageRequests.push(url.pathname);
+      const etag = `"${url.pathname}"`;
+      if (req.headers['if-none-match'] === etag) {
+        revalidated.push(url.pathname);
+        return { status: 304, headers: { etag }, body: '' };
+      }
       const fact = url.pathname === '/tiers' ? 'Agents approve up to $200.' : 'Leads approve up to $1,000.';
       return {
         headers: { 'content-type': 'text/html', etag: `"${url.pathname}"` },
@@ -62,6 +68,7 @@ describe('the built CLI caches pages and extractions', () => {
 
   beforeEach(async () => {
     pageRequests.length = 0;
+    revalidated.length = 0;
     steps.length = 0;
     db = tempDb();
     server = await startFakeServer([], handler);
@@ -181,19 +188,25 @@ describe('the built CLI caches pages and extractions', () => {
     expect(pageRequests).toEqual(['/tiers']);
     expect((await read('--refresh')).code).toBe(0);
     expect(pageRequests).toEqual(['/tiers', '/tiers']);
+    expect(revalidated).toEqual([]);
+    // --max-age 0 asks the server every time, with the page's ETag: its 304 keeps the stored page.
+    const asked = await read('--max-age', '0');
+    expect(asked.stdout).toBe(first.stdout);
+    expect(revalidated).toEqual(['/tiers']);
     const chat = await runCli(['chat', '--provider', 'openai-compatible', '-m', 'm'], {
       env: env(),
       input: 'What are the tiers?\n',
     });
     expect(chat.code).toBe(0);
     expect(chat.stdout).toMatch(/Read it\./);
-    expect(pageRequests).toHaveLength(2);
+    expect(pageRequests).toHaveLength(3);
     const fresh = await runCli(['chat', '--provider', 'openai-compatible', '-m', 'm', '--refresh'], {
       env: env(),
       input: 'What are the tiers?\n',
     });
     expect(fresh.code).toBe(0);
-    expect(pageRequests).toHaveLength(3);
+    expect(pageRequests).toHaveLength(4);
+    expect(revalidated).toEqual(['/tiers']);
   }, 90_000);
 
   it('a bad --max-age, --older-than or AGENT_MAX_AGE is exit 2 with one line', async () => {
