@@ -73,6 +73,14 @@ function validators(policy: CachePolicy): { etag: string | null; lastModified: s
   return { etag: value('etag'), lastModified: value('last-modified') };
 }
 
+/** `no-cache` (or, without Cache-Control, the old `Pragma: no-cache`): stored, but asked about each time. */
+function mustAsk(policy: CachePolicy): boolean {
+  const headers = policy.responseHeaders();
+  const control = headers['cache-control'];
+  if (control === undefined) return /no-cache/i.test(String(headers.pragma ?? ''));
+  return /(^|,)\s*no-cache\b/i.test(String(control));
+}
+
 /** Best effort: the page was read either way. */
 function quietly(write: () => void): void {
   try {
@@ -123,7 +131,7 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
       let alwaysAsk = false;
       let conditional: Record<string, string> = {};
       try {
-        alwaysAsk = /(^|,)\s*no-cache\b/i.test(String(hit.policy.responseHeaders()['cache-control'] ?? ''));
+        alwaysAsk = mustAsk(hit.policy);
         const headers = hit.policy.revalidationHeaders(request);
         conditional = Object.fromEntries(
           VALIDATORS.flatMap((name) => (headers[name] ? [[name, String(headers[name])]] : [])),

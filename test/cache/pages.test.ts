@@ -162,12 +162,13 @@ describe('the page cache', () => {
     expect(db.prepare('SELECT count(*) FROM page_cache').pluck().get()).toBe(0);
   });
 
-  it('asks about a page marked no-cache every time, and a 304 still saves the body', async () => {
+  it.each([
+    ['Cache-Control: no-cache', { 'cache-control': 'no-cache' }],
+    ['Pragma: no-cache', { pragma: 'no-cache' }],
+  ])('asks about a page marked %s every time, and a 304 still saves the body', async (_name, marked) => {
     const s = await serve((req, res) => {
       if (req.headers['if-none-match'] === '"n"') return void res.writeHead(304, { etag: '"n"' }).end();
-      res
-        .writeHead(200, { 'content-type': 'text/html', etag: '"n"', 'cache-control': 'no-cache' })
-        .end(html('Ask'));
+      res.writeHead(200, { 'content-type': 'text/html', etag: '"n"', ...marked }).end(html('Ask'));
     });
     const { read } = setup(openStore(':memory:'), s.env);
     await read(`${s.base}/n`);
