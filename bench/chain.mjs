@@ -9,141 +9,26 @@
 // slow page → its extraction → write = 400 + 1,200 + 400 + 400 = 2,400 ms.
 // Usage: npm run build && node bench/chain.mjs [runs] [--cpu-prof]   (profiles land in ./prof/)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { MS, startWorld } from './support/world.mjs';
 
 const profile = process.argv.includes('--cpu-prof');
 const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
-const MS = { plan: 400, extract: 400, longExtract: 1200, slowPage: 1200, write: 400 };
 const CRITICAL = MS.plan + MS.slowPage + MS.extract + MS.write;
-const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
-
-const home = mkdtempSync(join(tmpdir(), 'agent-bench-chain-'));
-const docs = join(home, 'docs');
-mkdirSync(docs);
-for (let i = 0; i < 30; i++)
-  writeFileSync(
-    join(docs, `doc-${i}.md`),
-    `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
-  );
-writeFileSync(join(docs, 'long.md'), `# Long manual\n\n${'The long limit is $9. '.repeat(400)}\n`);
 
 let t0 = 0;
 let timeline = [];
 const now = () => performance.now() - t0;
 const mark = (what) => timeline.push({ at: now(), what });
 
-function sse(text) {
-  const chunk = (delta, finish = null) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  return (
-    chunk({ role: 'assistant', content: text }) +
-    chunk({}, 'stop') +
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n` +
-    'data: [DONE]\n\n'
-  );
-}
-
-function modelReply(body) {
-  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-  const prompt = String(body.messages.at(-1).content);
-  if (system.includes('You plan research')) {
+const world = await startWorld({
+  mark,
+  onPlan: () => {
     if (!t0) t0 = performance.now();
-    return {
-      label: 'plan',
-      ms: MS.plan,
-      text: '{"documents": ["doc-1", "doc-2", "long"], "searches": ["alpha", "beta", "gamma"]}',
-    };
-  }
-  if (system.includes('You extract facts')) {
-    const label = prompt.match(/\[(SRC [^\]]+)\]/)?.[1] ?? (prompt.includes('Long manual') ? 'long' : 'doc');
-    return {
-      label: `extract ${label}`,
-      ms: label === 'long' ? MS.longExtract : MS.extract,
-      text: '- The limit is $5.',
-    };
-  }
-  return { label: 'write', ms: MS.write, text: 'The limit is $5 [1].' };
-}
-
-const server = createServer((req, res) => {
-  let raw = '';
-  req.on('data', (d) => {
-    raw += d;
-  });
-  req.on('end', () => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname.endsWith('/chat/completions')) {
-      const reply = modelReply(JSON.parse(raw));
-      mark(`${reply.label} start`);
-      setTimeout(() => {
-        mark(`${reply.label} end`);
-        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(sse(reply.text));
-      }, reply.ms);
-      return;
-    }
-    if (url.pathname === '/search') {
-      const q = url.searchParams.get('q');
-      mark(`search ${q}`);
-      const results = [1, 2].map((i) => ({
-        title: `${q} ${i}`,
-        url: `${base}/page/${q}-${i}`,
-        description: 'snippet',
-      }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results } }));
-      return;
-    }
-    const name = url.pathname.split('/').pop();
-    const slow = name === 'beta-1';
-    mark(`page ${name} requested`);
-    setTimeout(
-      () => {
-        mark(`page ${name} served`);
-        res
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end(
-            `<html><head><title>[SRC ${name}] page</title></head><body><main><h1>[SRC ${name}] page</h1><p>${'A fact about limits. '.repeat(100)}</p></main></body></html>`,
-          );
-      },
-      slow ? MS.slowPage : 0,
-    );
-  });
+  },
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}`;
-
-const env = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
-    ),
-  ),
-  OPENAI_BASE_URL: `${base}/v1`,
-  OPENAI_API_KEY: 'bench',
-  BRAVE_SEARCH_KEY: 'bench',
-  BRAVE_SEARCH_URL: `${base}/search`,
-  AGENT_ALLOW_HOSTS: new URL(base).host,
-  AGENT_DB: join(home, 'agent.db'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  NO_COLOR: '1',
-};
-const args = [
-  bin,
-  'research',
-  '--provider',
-  'openai-compatible',
-  '--small-model',
-  's',
-  '--large-model',
-  'l',
-  '--content',
-  docs,
-  'What is the limit?',
-];
+const { env } = world;
+// --refresh: every run reads and extracts its sources, as a first run does (bench/cache.mjs measures re-runs).
+const args = world.researchArgs('What is the limit?', ['--refresh']);
 
 function once() {
   t0 = 0;
@@ -188,5 +73,5 @@ for (const e of median.timeline) {
   const i = ideal(e.what);
   console.log(`  ${e.at.toFixed(0).padStart(6)}  ${e.what}${i === undefined ? '' : ` [${i}]`}`);
 }
-server.close();
+world.close();
 process.exit(0);

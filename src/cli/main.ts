@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { AgentError } from '../errors.js';
+import { addCacheCommand } from './program/cache.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
 import { addDbCommand } from './program/db.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   addReportsCommand(program);
   addSessionsCommand(program);
   addCostCommand(program);
+  addCacheCommand(program);
   addNotesCommand(program);
   addReadCommand(program);
   addDbCommand(program);

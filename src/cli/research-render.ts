@@ -99,17 +99,19 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
     : report.detail;
   const r = { ...report, label: oneLine(report.label), detail: detail && clean(detail) };
   const n = r.n ? `[${r.n}] ` : '';
+  // Facts already extracted by an earlier run: nothing paid for this source.
+  const cached = r.cached ? ' · cached' : '';
   switch (r.status) {
     case 'read':
-      return s.dim(`  ✓ ${n}${r.label}`);
+      return s.dim(`  ✓ ${n}${r.label}${cached}`);
     case 'excerpts':
-      return s.dim(`  ✓ ${n}${r.label} (long: the passages that match the question)`);
+      return s.dim(`  ✓ ${n}${r.label} (long: the passages that match the question)${cached}`);
     case 'search-text':
       return s.yellow(
-        `  ~ ${n}${r.label}: page unreadable, using the search service's copy of its text (${r.detail})`,
+        `  ~ ${n}${r.label}: page unreadable, using the search service's copy of its text (${r.detail})${cached}`,
       );
     case 'snippet':
-      return s.yellow(`  ~ ${n}${r.label}: page unreadable, using the search snippet (${r.detail})`);
+      return s.yellow(`  ~ ${n}${r.label}: page unreadable, using the search snippet (${r.detail})${cached}`);
     case 'failed':
       return s.red(`  ✗ ${r.label}: ${r.detail}`);
     case 'skipped':

@@ -180,6 +180,11 @@ export class Budget {
     };
   }
 
+  /** Notes that cost nothing this run (facts from the extraction cache) still go into the write step. */
+  noted(noteChars: number): void {
+    this.noteChars += noteChars + NOTE_HEAD_CHARS;
+  }
+
   /** The least cap that covers planning and writing at their worst, for the message of a cap too low. */
   floor(plan: CallPlan): number {
     return worstCase(this.o.price(plan.model), plan.inputChars, plan.maxTokens) + this.writeReserve();

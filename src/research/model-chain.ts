@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_MAX_AGE_MS } from '../cache/duration.js';
+import { extractionCache } from '../cache/extractions.js';
+import { pageCache } from '../cache/pages.js';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
 import { CapReached, capNotice, capTooLow, runBudget } from './budget.js';
@@ -10,7 +13,9 @@ import { checkPlanDocuments, type PlanView, planView } from './plan-file.js';
 import {
   EXTRACT_SYSTEM,
   extractPrompt,
+  extractSource,
   NO_FACTS,
+  PROMPT_VERSION,
   REPORT_SYSTEM,
   WRITE_SYSTEM,
   writePrompt,
@@ -141,6 +146,15 @@ export async function modelChain(
   const searched: string[] = [];
   const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
   let rounds = 0;
+  // Nothing paid for twice: pages read and facts extracted before are reused (src/cache/).
+  const maxAgeMs = o.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const pages = pageCache(o.db, { maxAgeMs, refresh: o.refresh, env: o.env });
+  const extracted = extractionCache(o.db, {
+    question: o.question,
+    model: m.largeModel,
+    promptVersion: PROMPT_VERSION,
+    refresh: o.refresh,
+  });
 
   /** Collects one round's sources; each goes to extraction the moment its text is in hand. */
   const collectAndExtract = async (round: number, what: Plan): Promise<Source[]> => {
@@ -163,21 +177,34 @@ export async function modelChain(
         reports.push(report);
         emit({ type: 'source', report });
       },
+      pages,
       onSource: (source, key) => {
         o.progress?.onSource(key, source);
         // Extracted by an earlier attempt of a resumed run: not paid for again.
         const before = o.prior?.facts(key);
         if (before !== undefined) {
           facts.set(source, before);
+          budget?.noted(before.length);
+          return;
+        }
+        const block = extractSource(source);
+        const cached = extracted.get(block);
+        if (cached !== undefined) {
+          source.cached = true;
+          facts.set(source, cached);
+          budget?.noted(cached.length);
+          o.progress?.onFacts(key, cached);
           return;
         }
         const extraction = extractSlots(async () => {
           try {
-            const { text } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
+            const { text, stopReason } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
               { role: 'user', content: extractPrompt(o.question, source) },
             ]);
             facts.set(source, text.trim() || NO_FACTS);
             o.progress?.onFacts(key, facts.get(source)!);
+            // Only a whole answer is kept: not an empty one, not one cut at the output limit.
+            if (text.trim() && stopReason !== 'length') extracted.put(block, text.trim());
           } catch (error) {
             if (error instanceof AbortedError) throw error;
             if (error instanceof CapReached) unread.add(source);

@@ -2,6 +2,12 @@ import type { Source } from './sources.js';
 
 export const NO_FACTS = 'NO RELEVANT FACTS';
 
+/**
+ * The version of the extraction prompt (EXTRACT_SYSTEM and extractPrompt): cached extractions are kept
+ * under it, so raise it with any change to either, and facts extracted by the old prompt are not reused.
+ */
+export const PROMPT_VERSION = 1;
+
 export const EXTRACT_SYSTEM = [
   'You extract facts from one source for a research question.',
   'List every fact in the source that helps answer the question, one per line as "- fact", quoting numbers,',
@@ -20,9 +26,14 @@ const HOW_READ: Partial<Record<Source['status'], string>> = {
   excerpts: ' (the passages of a long document that match the question, in document order; […] marks gaps)',
 };
 
-export function extractPrompt(question: string, source: Extractable): string {
+/** The source as the extraction prompt gives it: what its cached facts are keyed by. */
+export function extractSource(source: Extractable): string {
   const how = HOW_READ[source.status] ?? '';
-  return `Question: ${question}\n\nSource: ${source.title} (${source.location})${how}\n---\n${source.text}\n---`;
+  return `Source: ${source.title} (${source.location})${how}\n---\n${source.text}\n---`;
+}
+
+export function extractPrompt(question: string, source: Extractable): string {
+  return `Question: ${question}\n\n${extractSource(source)}`;
 }
 
 /**

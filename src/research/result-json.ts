@@ -17,6 +17,8 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
       kind: s.kind,
       read: s.status,
       ...(s.readAt ? { readAt: s.readAt } : {}),
+      // Its facts came from the extraction cache: not paid for by this run.
+      ...(s.cached ? { cached: true } : {}),
     })),
     citations: result.citations,
     grounding: result.grounding,

@@ -1,5 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
+import type { PageCache } from '../tools/read-url.js';
 import { searchBackendName } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
@@ -27,6 +28,8 @@ export interface Source {
   status: 'read' | 'excerpts' | 'search-text' | 'snippet';
   /** When a web page was read (ISO 8601). */
   readAt?: string;
+  /** Its facts came from the extraction cache: no model call was paid for them this run. */
+  cached?: boolean;
 }
 
 /** What happened to everything the plan asked for, collected or not. */
@@ -36,6 +39,8 @@ export interface SourceReport {
   status: Source['status'] | 'failed' | 'skipped' | 'filtered';
   detail?: string;
   n?: number;
+  /** The source's facts came from the extraction cache (see Source.cached). */
+  cached?: boolean;
 }
 
 /** The report of a source a resumed run takes from its record. */
@@ -65,10 +70,13 @@ export interface RoundOptions {
   filters?: WebFilters;
   onReport?: (report: SourceReport) => void;
   /**
-   * Called the moment a source's text is in hand, before numbering, so extraction can start at once;
-   * `key` names it across attempts of the run: `doc:<slug>`, or the search result's normalised URL.
+   * Called the moment a source's text is in hand, before numbering, so extraction can start at once; it
+   * marks the source `cached` (synchronously) when its facts are already known. `key` names it across
+   * attempts of the run: `doc:<slug>`, or the search result's normalised URL.
    */
   onSource?: (source: Source, key: string) => void;
+  /** Pages read before (--max-age, --refresh). */
+  pages?: PageCache;
   /** A search's results (inside the filters), as they arrive. */
   onSearch?: (query: string, results: SearchResult[]) => void;
   /** A resumed run's searches and sources: taken as they were, never searched or read again. */
@@ -129,6 +137,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
       status: s.status,
       n: s.n,
       detail: before ? READ_BEFORE : s.status === 'excerpts' ? 'matching passages' : undefined,
+      ...cachedMark(s),
     });
     await nextTurn();
   }
@@ -260,7 +269,7 @@ async function readResult(
   }
   let failure: string;
   try {
-    const page = await readPage(result.url, { env: o.env, signal: o.signal });
+    const page = await readPage(result.url, { env: o.env, signal: o.signal, cache: o.pages });
     // A result that redirected to a page already collected (under another URL) is not read twice.
     const landed = normalizeUrl(page.url);
     if (landed !== normalizeUrl(result.url)) {
@@ -278,11 +287,25 @@ async function readResult(
     // A long page or PDF is cut to its passages that match, as a long document is.
     const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
     const status = read.excerpted ? 'excerpts' : 'read';
-    st.slots[slot] = st.collected(
-      { kind: 'web', title, location: page.url, text: read.text, status, readAt: new Date().toISOString() },
+    const source = st.collected(
+      {
+        kind: 'web',
+        title,
+        location: page.url,
+        text: read.text,
+        status,
+        // A page from the cache was read when it was fetched, or last confirmed unchanged.
+        readAt: page.fetchedAt ?? new Date().toISOString(),
+      },
       key,
     );
-    st.report({ label: result.url, status, detail: read.excerpted ? 'matching passages' : undefined });
+    st.slots[slot] = source;
+    st.report({
+      label: result.url,
+      status,
+      detail: read.excerpted ? 'matching passages' : undefined,
+      ...cachedMark(source),
+    });
     return;
   } catch (error) {
     if (o.signal?.aborted) throw new AbortedError();
@@ -294,7 +317,7 @@ async function readResult(
     st.report({ label: result.url, status: 'failed', detail: failure });
     return;
   }
-  st.slots[slot] = st.collected(
+  const source = st.collected(
     {
       kind: 'web',
       title: result.title,
@@ -308,8 +331,11 @@ async function readResult(
     },
     key,
   );
-  st.report({ label: result.url, status: fallback, detail: failure });
+  st.slots[slot] = source;
+  st.report({ label: result.url, status: fallback, detail: failure, ...cachedMark(source) });
 }
+
+const cachedMark = (s: Source): { cached?: true } => (s.cached ? { cached: true } : {});
 
 const MISSED: Record<FilterMiss, string> = {
   site: 'outside --site',

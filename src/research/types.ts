@@ -137,6 +137,10 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   verify?: boolean;
   /** A spending cap in US dollars (`--max-cost`): collection stops before a call could break it. */
   maxCostUsd?: number;
+  /** How long a cached page is used without asking its server again (`--max-age`; default a day). */
+  maxAgeMs?: number;
+  /** `--refresh`: look nothing up in the page and extraction caches this run (what it gets is stored). */
+  refresh?: boolean;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

@@ -1,6 +1,7 @@
 import type { Db } from '../store/open.js';
 import { calculatorTool } from './calculator.js';
 import { saveNoteTool, searchNotesTool } from './notes.js';
+import type { PageCache } from './read-url.js';
 import { ToolRegistry } from './registry.js';
 import { searchBackendName } from './search/config.js';
 import type { AnyTool } from './tool.js';
@@ -8,16 +9,17 @@ import type { AnyTool } from './tool.js';
 /**
  * The tools `agent chat` offers. web_search only when a search backend is configured, so the model never
  * sees a tool that cannot work; a bad AGENT_SEARCH stops the chat at start with a ConfigError. `extra`:
- * tools from elsewhere (MCP servers), after the built-in ones.
+ * tools from elsewhere (MCP servers), after the built-in ones. `pages`: the page cache read_url goes through.
  */
 export async function buildChatTools(
   db: Db,
   env: NodeJS.ProcessEnv = process.env,
   extra: AnyTool[] = [],
+  pages?: PageCache,
 ): Promise<ToolRegistry> {
   const tools: AnyTool[] = [calculatorTool];
   const { readUrlTool } = await import('./read-url.js');
-  tools.push(readUrlTool(env));
+  tools.push(readUrlTool(env, pages ? { cache: pages } : {}));
   if (searchBackendName(env)) {
     const { webSearchTool } = await import('./web-search.js');
     tools.push(webSearchTool(env));

@@ -21,6 +21,8 @@ export interface Page {
   pages?: number;
   /** Said before the text: how much of a long PDF was read, when not all of it. */
   note?: string;
+  /** Served from the page cache: when it was fetched, or last confirmed by its server (ISO 8601). */
+  fetchedAt?: string;
 }
 
 /** How much of a PDF to read: read_url stops once it has more text than it can return. */
@@ -112,11 +114,31 @@ export async function toPage(fetched: Fetched, signal?: AbortSignal, limits?: Pd
   );
 }
 
+/**
+ * Pages read before (src/cache/ keeps them): given how to fetch the URL (with any conditional request
+ * headers) and how to read a response, it answers from the cache, revalidates, or fetches and stores.
+ * Every request goes through `fetch`, so the SSRF rules hold for revalidations too.
+ */
+export interface PageCache {
+  page(
+    url: string,
+    fetch: (headers?: Record<string, string>) => Promise<Fetched>,
+    read: (fetched: Fetched) => Promise<Page>,
+  ): Promise<Page>;
+}
+
+export interface ReadPageOptions extends SafeFetchOptions {
+  pdf?: PdfLimits;
+  cache?: PageCache;
+}
+
 /** Fetches and reads a page; PDFs get their own byte cap, since they are read whole or not at all. */
-export async function readPage(url: string, options: SafeFetchOptions & { pdf?: PdfLimits }): Promise<Page> {
+export async function readPage(url: string, options: ReadPageOptions): Promise<Page> {
   const limitFor = (start: ResponseStart) =>
     isPdf(start) ? { maxBytes: PDF_MAX_BYTES, wholeOnly: 'PDF' } : options.limitFor?.(start);
-  return toPage(await safeFetch(url, { ...options, limitFor }), options.signal, options.pdf);
+  const fetch = (headers?: Record<string, string>) => safeFetch(url, { ...options, limitFor, headers });
+  const read = (fetched: Fetched) => toPage(fetched, options.signal, options.pdf);
+  return options.cache ? options.cache.page(url, fetch, read) : read(await fetch());
 }
 
 /** The title first, then the text, cut at MAX_TEXT_CHARS with a visible marker. */
@@ -132,7 +154,7 @@ export function formatPage(page: Page, max = MAX_TEXT_CHARS): string {
 
 export function readUrlTool(
   env: NodeJS.ProcessEnv = process.env,
-  options: Omit<SafeFetchOptions, 'env' | 'signal'> = {},
+  options: Omit<ReadPageOptions, 'env' | 'signal' | 'pdf'> = {},
 ): Tool<{ url: string }> {
   return {
     name: 'read_url',

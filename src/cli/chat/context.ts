@@ -21,6 +21,10 @@ export interface ChatOptions {
   mcp?: string;
   /** A spending cap in US dollars for this chat (`--max-cost`). */
   maxCost?: number;
+  /** How long read_url (and /research) use a cached page without asking its server (`--max-age`, ms). */
+  maxAge?: number;
+  /** `--refresh`: read_url and /research fetch afresh (and still cache what they fetch). */
+  refresh?: boolean;
 }
 
 /** What the chat's input loops share: the session, its store, and what /research needs. */

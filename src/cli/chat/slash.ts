@@ -1,3 +1,4 @@
+import { maxAgeSetting } from '../../cache/duration.js';
 import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import { runResearch } from '../../research/pipeline.js';
@@ -150,6 +151,8 @@ async function researchInChat(chat: Chat, question: string, signal: AbortSignal)
       userPrices: chat.userPrices,
       // Under a cap, research stops collecting at what is left of it.
       maxCostUsd: chat.cap ? Math.max(0, chat.cap.limitUsd - capSpent(chat, chat.cap)) : undefined,
+      maxAgeMs: maxAgeSetting(chat.options.maxAge, process.env),
+      refresh: chat.options.refresh,
       signal,
       onEvent: renderer.handle,
     });

@@ -1,4 +1,6 @@
 import { constants } from 'node:os';
+import { maxAgeSetting } from '../../cache/duration.js';
+import { pageCache } from '../../cache/pages.js';
 import { adaptHistory, reasoningNotice } from '../../chat/resume.js';
 import { ChatSession, type SessionOptions } from '../../chat/session.js';
 import { chatSystemPrompt } from '../../chat/system-prompt.js';
@@ -33,6 +35,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     throw new UsageError('Use --continue or --session <id>, not both.');
   const userPrices = loadUserPrices();
   const maxCostUsd = maxCostSetting(options.maxCost, process.env);
+  const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
   const db = openDb(options.db);
   let servers: McpServers | undefined;
   const leave = new AbortController();
@@ -77,7 +80,9 @@ export async function runChat(options: ChatOptions): Promise<void> {
       onLateReady: (name, n) =>
         note(dim(`The MCP server "${name}" is ready: its ${n} tool(s) join with the next message.`)),
     });
-    const registry = await buildChatTools(db, process.env);
+    // read_url goes through the page cache, as research's page reads do.
+    const pages = pageCache(db, { maxAgeMs, refresh: options.refresh, env: process.env });
+    const registry = await buildChatTools(db, process.env, [], pages);
     const sessionOptions: SessionOptions = {
       provider,
       model,

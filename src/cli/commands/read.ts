@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentError, UsageError } from '../../errors.js';
+import { maxAgeSetting } from '../../cache/duration.js';
+import { pageCache } from '../../cache/pages.js';
+import { AgentError, errorMessage, UsageError } from '../../errors.js';
 import { FormatError } from '../../formats/errors.js';
 import {
   type DocumentKind,
@@ -10,14 +12,20 @@ import {
   readDocumentFile,
   reasonOf,
 } from '../../research/documents/read.js';
+import type { Db } from '../../store/open.js';
 import { parseAllowHosts } from '../../tools/net/address-policy.js';
 import { checkUrl } from '../../tools/net/safe-fetch.js';
 import { readPage } from '../../tools/read-url.js';
 import { ToolError } from '../../tools/tool.js';
+import { openDb } from '../open-db.js';
 
 export interface ReadOptions {
   maxChars?: number;
   json?: boolean;
+  /** `--max-age` in milliseconds. */
+  maxAge?: number;
+  refresh?: boolean;
+  db?: string;
 }
 
 interface ReadResult {
@@ -39,9 +47,12 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
   } catch (error) {
     throw new UsageError(error instanceof ToolError ? error.message : `"${source}" is not a valid URL.`);
   }
+  const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
+  const db = cacheDb(options.db);
   try {
     const pdf = options.maxChars === undefined ? {} : { maxChars: options.maxChars };
-    const page = await readPage(url.href, { env: process.env, pdf });
+    const cache = db && pageCache(db, { maxAgeMs, refresh: options.refresh, env: process.env });
+    const page = await readPage(url.href, { env: process.env, pdf, cache });
     return {
       title: page.title || null,
       kind: page.kind,
@@ -53,6 +64,18 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
   } catch (error) {
     if (error instanceof ToolError) throw new AgentError(error.message);
     throw error;
+  } finally {
+    db?.close();
+  }
+}
+
+/** The database for the page cache; reading a URL does not need it, so one that cannot be opened is skipped. */
+function cacheDb(path: string | undefined): Db | undefined {
+  try {
+    return openDb(path);
+  } catch (error) {
+    process.stderr.write(`agent: the page cache is not used: ${errorMessage(error)}\n`);
+    return undefined;
   }
 }
 

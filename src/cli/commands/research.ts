@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { maxAgeSetting } from '../../cache/duration.js';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
@@ -59,6 +60,9 @@ export interface ResearchCommandOptions extends SteerOptions {
   maxSources?: number;
   concurrency?: number;
   maxCost?: number;
+  /** `--max-age` in milliseconds. */
+  maxAge?: number;
+  refresh?: boolean;
   db?: string;
   /** Continue this unfinished run. */
   resume?: number;
@@ -107,6 +111,7 @@ export async function runResearchCommand(
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  const maxAgeMs = maxAgeSetting(o.maxAge, process.env);
   if (models && maxCostUsd !== undefined)
     requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);
@@ -141,6 +146,8 @@ export async function runResearchCommand(
     maxCostUsd,
     resumable: true,
     resume: o.resume,
+    maxAgeMs,
+    refresh: o.refresh,
     ...filters,
     ...steer,
     // The spinner stops while the user reads and edits the plan.

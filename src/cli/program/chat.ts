@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { maxCostOption, nonEmpty, positiveInt, providerOption } from './options.js';
+import { maxAgeOption, maxCostOption, nonEmpty, positiveInt, providerOption } from './options.js';
 
 export function addChatCommand(program: Command): void {
   program
@@ -12,6 +12,11 @@ export function addChatCommand(program: Command): void {
     .option('--max-turns <n>', 'tool-using model turns allowed per message', positiveInt, 8)
     .option('-y, --yes', 'run tools that ask for confirmation without asking')
     .addOption(maxCostOption('refuse new messages once this chat has spent this many US dollars'))
+    .addOption(maxAgeOption())
+    .option(
+      '--refresh',
+      'read_url and /research fetch pages afresh, ignoring the cache (what they fetch is still cached)',
+    )
     .option(
       '--content <dir>',
       'documents for /research (default: $AGENT_CONTENT_DIR, else the bundled samples)',

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { DURATION_EXPECTED, parseDuration } from '../../cache/duration.js';
 import { PROVIDERS } from '../../providers/registry.js';
 import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
 
@@ -41,3 +42,17 @@ export const providerOption = () =>
     '--provider <name>',
     'model provider (default: $AGENT_PROVIDER, else the first API key set)',
   ).choices(PROVIDERS);
+
+/** A duration option (`30m`, `12h`, `7d`, `0`), parsed to milliseconds. */
+export function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError(`${DURATION_EXPECTED}.`);
+  return ms;
+}
+
+/** `--max-age`: how long a page read by URL is used from the page cache (research, chat, read). */
+export const maxAgeOption = () =>
+  new Option(
+    '--max-age <age>',
+    'use a cached page this long without asking its server again: 30m, 12h, 7d; 0 always asks (default: $AGENT_MAX_AGE, else 1d)',
+  ).argParser(duration);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { positiveInt } from './options.js';
+import { maxAgeOption, positiveInt } from './options.js';
 
 export function addReadCommand(program: Command): void {
   program
@@ -11,12 +11,16 @@ export function addReadCommand(program: Command): void {
       'print at most this many characters of text (a long PDF is read only that far)',
       positiveInt,
     )
+    .addOption(maxAgeOption())
+    .option('--refresh', 'fetch the URL afresh, ignoring the page cache (the page fetched is still cached)')
     .option('--json', 'print {"title", "kind", "location", "pages", "text"} for scripts')
     .addHelpText(
       'after',
       `
 URLs follow read_url's rules: public http(s) addresses only (AGENT_ALLOW_HOSTS opens others), 512 KB
-of a page, a PDF up to 10 MB, known by its type or its %PDF- start.
+of a page, a PDF up to 10 MB, known by its type or its %PDF- start. A page read by URL is kept in the
+page cache (see agent cache) and read from there for a day (--max-age), then asked for again with its
+validators; --refresh fetches it afresh.
 
 Exit status: 0 read, 1 the document cannot be read (encrypted, damaged, scanned, unsupported type,
 network failure), 2 a missing file or an invalid or refused URL.
@@ -26,8 +30,8 @@ Examples:
   agent read https://example.com/guide --max-chars 4000
   agent read report.docx --json | jq -r .title`,
     )
-    .action(async (source: string, options) => {
+    .action(async (source: string, options, command: Command) => {
       const { runRead } = await import('../commands/read.js');
-      await runRead(source, options);
+      await runRead(source, { ...options, db: command.optsWithGlobals().db });
     });
 }

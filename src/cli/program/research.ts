@@ -1,6 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
-import { maxCostOption, nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
+import {
+  maxAgeOption,
+  maxCostOption,
+  nonEmpty,
+  positiveInt,
+  providerOption,
+  wholeNumber,
+} from './options.js';
 
 /** At most 10 results per search: what every supported search service returns in one page. */
 const perSearch = wholeNumber(1, 10);
@@ -93,11 +100,15 @@ export function addResearchCommand(program: Command): void {
         'continue run <id>, which ended before its answer: what it read and extracted is not paid again',
       ).argParser(positiveInt),
     )
+    .addOption(maxAgeOption())
+    .option('--refresh', 'ignore the page and extraction caches this run (what it fetches is still cached)')
     .addHelpText(
       'after',
       `
 Without an API key, research runs in extractive mode: it quotes the best-matching sentences of the
 local documents, with citations, and says that no model was used. Every run is kept: see agent reports.
+Pages read and facts extracted are cached (see agent cache): a re-run pays only for what is new. A page
+is used for --max-age (1d) before its server is asked again; --refresh fetches and extracts afresh.
 Every cited sentence gets its evidence: the sentence of each cited source that best supports it and
 where it is (--json "evidence"). --verify also has the small model judge each one (--json "verification").
 
@@ -109,6 +120,7 @@ Examples:
   agent research --content ~/wiki "Who approves a $20,000 purchase?" --json
   agent research --verify "What is the parental leave policy?"
   agent research --depth 3 --max-cost 0.50 "What do our policies say about gifts?"
+  agent research --max-age 0 "What changed in EU refund law?"   ask every page's server if it changed
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"

@@ -32,6 +32,8 @@ export interface SafeFetchOptions {
   /** Chooses another cap for a response once its type, final URL and first bytes are known. */
   limitFor?: (response: ResponseStart) => BodyLimit | undefined;
   maxRedirects?: number;
+  /** Request headers to add (a revalidation's If-None-Match / If-Modified-Since), sent on every hop. */
+  headers?: Record<string, string>;
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
 }
@@ -63,6 +65,16 @@ export interface Fetched {
   body: Buffer;
   /** The body was longer than maxBytes; reading stopped there. */
   truncated: boolean;
+  /** The final response's headers, names in lower case, repeated ones joined with ", ". */
+  headers: Record<string, string>;
+}
+
+/** undici's header values (a string, or an array for a repeated header) as one string each. */
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
 }
 
 const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -267,6 +279,7 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
             accept:
               'text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
             'accept-encoding': 'identity',
+            ...o.headers,
           },
         });
       } catch (error) {
@@ -294,7 +307,14 @@ export async function safeFetch(input: string, o: SafeFetchOptions = {}): Promis
           Number.isFinite(length) ? length : undefined,
           (start) => o.limitFor?.(start) ?? fallback,
         );
-        return { url: url.href, status: statusCode, contentType, body: read.body, truncated: read.truncated };
+        return {
+          url: url.href,
+          status: statusCode,
+          contentType,
+          body: read.body,
+          truncated: read.truncated,
+          headers: flatHeaders(headers),
+        };
       } catch (error) {
         throw failure(
           error,
