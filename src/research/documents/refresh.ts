@@ -6,6 +6,7 @@ import { forgetOlderReads } from './extractor.js';
 import { takeLease } from './lease.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile, reasonOf } from './read.js';
+import { type TextBlock, textBlocks } from './stored-text.js';
 import { type ContentFile, listContentFiles, type SkippedFile } from './walk.js';
 
 // Brings the index of one content folder up to date. A file is read again only when its modification
@@ -38,7 +39,8 @@ interface Indexed {
 interface ReadFile {
   file: ContentFile;
   title: string;
-  body: string;
+  /** The text, compressed (outside the write transaction, so it stays short). */
+  blocks: TextBlock[];
   passages: Passage[];
 }
 
@@ -116,13 +118,15 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
 
   const current = db.prepare('SELECT path, mtime_ms, size FROM documents WHERE root = ? AND slug = ?');
   const upsert = db.prepare(
-    `INSERT INTO documents (root, slug, path, title, body, mtime_ms, size) VALUES (@root, @slug, @path, @title, @body, @mtime, @size)
-     ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title, body = excluded.body,
+    `INSERT INTO documents (root, slug, path, title, mtime_ms, size) VALUES (@root, @slug, @path, @title, @mtime, @size)
+     ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title,
        mtime_ms = excluded.mtime_ms, size = excluded.size
      RETURNING id`,
   );
-  const clearPassages = db.prepare(
-    'DELETE FROM passage_spans WHERE document_id = (SELECT id FROM documents WHERE root = ? AND slug = ?)',
+  const clearPassages = db.prepare('DELETE FROM passage_spans WHERE document_id = ?');
+  const clearBlocks = db.prepare('DELETE FROM document_blocks WHERE document_id = ?');
+  const insertBlock = db.prepare(
+    'INSERT INTO document_blocks (document_id, start_offset, data) VALUES (?, ?, ?)',
   );
   const firstId = db.prepare('SELECT coalesce(max(id), 0) + 1 FROM passage_spans').pluck();
   // One statement per document and table: FTS5 indexes a statement's rows together, several times faster
@@ -141,26 +145,25 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
   // A file that another process indexed meanwhile (same path, time and size) is not written twice.
   const write = db.transaction((batch: ReadFile[], gone: number[]) => {
     for (const id of gone) remove.run(id);
-    for (const { file, title, body, passages } of batch) {
+    for (const { file, title, blocks, passages } of batch) {
       const now = current.get(root, file.slug) as Omit<Indexed, 'id'> | undefined;
       if (now && now.mtime_ms === file.mtimeMs && now.size === file.size && now.path === file.path) continue;
-      // Passages go first, while the text they were made from is still the stored one.
-      clearPassages.run(root, file.slug);
       const { id } = upsert.get({
         root,
         slug: file.slug,
         path: file.path,
         title,
-        body,
         mtime: file.mtimeMs,
         size: file.size,
       }) as { id: number };
+      clearPassages.run(id);
+      clearBlocks.run(id);
+      for (const block of blocks) insertBlock.run(id, block.start, block.data);
       const first = firstId.get() as number;
-      const at = characterOffsets(body);
       insertSpans.run({
         first,
         document: id,
-        spans: JSON.stringify(passages.map((p) => [p.headingPath, at(p.start), at(p.end)])),
+        spans: JSON.stringify(passages.map((p) => [p.headingPath, p.start, p.end])),
       });
       insertText.run({ first, texts: JSON.stringify(passages.map((p) => [p.text, p.headingPath])) });
     }
@@ -184,7 +187,12 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
     if (signal?.aborted) throw new AbortedError();
     try {
       const { title, text } = await readDocumentFile(file.path, { size: file.size, signal });
-      batch.push({ file, title: title ?? fileTitle(file.path), body: text, passages: splitPassages(text) });
+      const passages = splitPassages(text);
+      const blocks = textBlocks(
+        text,
+        passages.map((p) => p.start),
+      );
+      batch.push({ file, title: title ?? fileTitle(file.path), blocks, passages });
       batchChars += text.length;
       if (k) stats.updated++;
       else stats.added++;
@@ -205,20 +213,4 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
   }
   flush();
   return stats;
-}
-
-/**
- * JavaScript string indices as SQLite counts text (code points, so substr finds the same passage): the
- * same numbers unless the text has characters beyond the Basic Multilingual Plane (emoji, some CJK).
- */
-function characterOffsets(text: string): (index: number) => number {
-  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
-  const pairsBefore = new Uint32Array(text.length + 1);
-  for (let i = 1; i <= text.length; i++) {
-    const low = text.charCodeAt(i - 1);
-    const high = i >= 2 ? text.charCodeAt(i - 2) : 0;
-    const closesPair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
-    pairsBefore[i] = pairsBefore[i - 1]! + (closesPair ? 1 : 0);
-  }
-  return (i) => i - pairsBefore[i]!;
 }

@@ -1,7 +1,9 @@
+import { readIndex } from '../../store/health.js';
 import type { Db } from '../../store/open.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
 import { documentPassages, queryTerms, rankPassages } from './search.js';
+import { readText } from './stored-text.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -39,14 +41,15 @@ export function documentSource(
   budget: number,
 ): IndexedDocumentSource | undefined {
   const doc = db
-    .prepare('SELECT id, title, path, body FROM documents WHERE root = ? AND slug = ?')
-    .get(root, slug) as { id: number; title: string; path: string; body: string } | undefined;
+    .prepare('SELECT id, title, path FROM documents WHERE root = ? AND slug = ?')
+    .get(root, slug) as { id: number; title: string; path: string } | undefined;
   if (!doc) return undefined;
   const { title, path } = doc;
-  if (doc.body.length <= budget) return { text: doc.body, excerpted: false, title, path };
+  const body = readIndex(db, () => readText(db, doc.id));
+  if (body.length <= budget) return { text: body, excerpted: false, title, path };
 
-  const passages: Row[] = documentPassages(db, doc.id, doc.body);
-  return { ...excerpt(passages, rankPassages(db, doc.id, queries), title, doc.body, budget), title, path };
+  const passages: Row[] = documentPassages(db, doc.id, body);
+  return { ...excerpt(passages, rankPassages(db, doc.id, queries), title, body, budget), title, path };
 }
 
 /**
