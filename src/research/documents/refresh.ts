@@ -4,9 +4,9 @@ import { repairIndex } from '../../store/health.js';
 import { type Db, pathOf } from '../../store/open.js';
 import { forgetOlderReads } from './extractor.js';
 import { takeLease } from './lease.js';
-import { type Passage, splitPassages } from './passages.js';
-import { fileTitle, readDocumentFile, reasonOf } from './read.js';
-import { type TextBlock, textBlocks } from './stored-text.js';
+import type { PreparedFile } from './prepare.js';
+import { reasonOf } from './read.js';
+import { fileReader, ReaderError } from './readers.js';
 import { type ContentFile, listContentFiles, type SkippedFile } from './walk.js';
 
 // Brings the index of one content folder up to date. A file is read again only when its modification
@@ -38,14 +38,14 @@ interface Indexed {
 
 interface ReadFile {
   file: ContentFile;
-  title: string;
-  /** The text, compressed (outside the write transaction, so it stays short). */
-  blocks: TextBlock[];
-  passages: Passage[];
+  /** Read, split and compressed outside the write transaction, so that it stays short. */
+  prepared: PreparedFile;
 }
 
 /** Read files are written in batches of this many characters: each a short transaction, bounded memory. */
 const BATCH_CHARS = 2_000_000;
+/** Files are read ahead of the writes up to this many bytes (one file at least). */
+const AHEAD_BYTES = 16 * 2 ** 20;
 
 /** Ctrl-C (`signal`) stops between files and inside a PDF; what was written before stays written. */
 export async function refreshIndex(
@@ -145,71 +145,79 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
   // A file that another process indexed meanwhile (same path, time and size) is not written twice.
   const write = db.transaction((batch: ReadFile[], gone: number[]) => {
     for (const id of gone) remove.run(id);
-    for (const { file, title, blocks, passages } of batch) {
+    for (const { file, prepared } of batch) {
       const now = current.get(root, file.slug) as Omit<Indexed, 'id'> | undefined;
       if (now && now.mtime_ms === file.mtimeMs && now.size === file.size && now.path === file.path) continue;
       const { id } = upsert.get({
         root,
         slug: file.slug,
         path: file.path,
-        title,
+        title: prepared.title,
         mtime: file.mtimeMs,
         size: file.size,
       }) as { id: number };
       clearPassages.run(id);
       clearBlocks.run(id);
-      for (const block of blocks) insertBlock.run(id, block.start, block.data);
+      for (const block of prepared.blocks) insertBlock.run(id, block.start, block.data);
       const first = firstId.get() as number;
-      insertSpans.run({
-        first,
-        document: id,
-        spans: JSON.stringify(passages.map((p) => [p.headingPath, p.start, p.end])),
-      });
-      insertText.run({ first, texts: JSON.stringify(passages.map((p) => [p.text, p.headingPath])) });
+      insertSpans.run({ first, document: id, spans: prepared.spans });
+      insertText.run({ first, texts: prepared.texts });
     }
   });
 
+  const changed: { file: ContentFile; known?: Indexed }[] = [];
+  for (const file of files) {
+    const k = known.get(file.slug);
+    known.delete(file.slug);
+    if (k && k.mtime_ms === file.mtimeMs && k.size === file.size && k.path === file.path) stats.unchanged++;
+    else changed.push({ file, known: k });
+  }
+  const gone = [...known.values()].map((k) => k.id);
+  stats.removed += gone.length;
+
   let batch: ReadFile[] = [];
   let batchChars = 0;
-  const gone: number[] = [];
   const flush = () => {
     if (batch.length > 0 || gone.length > 0) write.immediate(batch, gone.splice(0));
     batch = [];
     batchChars = 0;
   };
-  for (const file of files) {
-    const k = known.get(file.slug);
-    known.delete(file.slug);
-    if (k && k.mtime_ms === file.mtimeMs && k.size === file.size && k.path === file.path) {
-      stats.unchanged++;
-      continue;
-    }
-    if (signal?.aborted) throw new AbortedError();
-    try {
-      const { title, text } = await readDocumentFile(file.path, { size: file.size, signal });
-      const passages = splitPassages(text);
-      const blocks = textBlocks(
-        text,
-        passages.map((p) => p.start),
-      );
-      batch.push({ file, title: title ?? fileTitle(file.path), blocks, passages });
-      batchChars += text.length;
-      if (k) stats.updated++;
-      else stats.added++;
-    } catch (error) {
-      if (signal?.aborted) throw new AbortedError();
-      skipped.push({ path: file.relPath, reason: reasonOf(error) });
-      // What was indexed from an earlier version no longer reads: it is not kept as if it did.
-      if (k) {
-        gone.push(k.id);
-        stats.removed++;
+  const reader = fileReader(
+    changed.reduce((n, c) => n + c.file.size, 0),
+    signal,
+  );
+  try {
+    // Files are prepared ahead (in workers, when there are many), a bounded amount, and written in order.
+    const ahead: Promise<PreparedFile | Error>[] = [];
+    let started = 0;
+    let aheadBytes = 0;
+    for (const { file, known: k } of changed) {
+      while (started < changed.length && (ahead.length === 0 || aheadBytes < AHEAD_BYTES)) {
+        const next = changed[started++]!.file;
+        aheadBytes += next.size;
+        ahead.push(reader.prepare(next.path, next.size).catch((error: Error) => error));
       }
+      const prepared = await ahead.shift()!;
+      aheadBytes -= file.size;
+      if (signal?.aborted) throw new AbortedError();
+      if (!(prepared instanceof Error)) {
+        batch.push({ file, prepared });
+        batchChars += prepared.chars;
+        if (k) stats.updated++;
+        else stats.added++;
+      } else {
+        if (prepared instanceof AbortedError || prepared instanceof ReaderError) throw prepared;
+        skipped.push({ path: file.relPath, reason: reasonOf(prepared) });
+        // What was indexed from an earlier version no longer reads: it is not kept as if it did.
+        if (k) {
+          gone.push(k.id);
+          stats.removed++;
+        }
+      }
+      if (batchChars >= BATCH_CHARS) flush();
     }
-    if (batchChars >= BATCH_CHARS) flush();
-  }
-  for (const k of known.values()) {
-    gone.push(k.id);
-    stats.removed++;
+  } finally {
+    reader.close();
   }
   flush();
   return stats;
