@@ -19,7 +19,8 @@ CREATE TABLE document_blocks (
   id INTEGER PRIMARY KEY,
   document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
   start_offset INTEGER NOT NULL,     -- where the block starts in the text (0 or a passage's start)
-  data BLOB NOT NULL,                -- the text up to the next block's start: UTF-8, raw deflate
+  data BLOB NOT NULL,                -- the text up to the next block's start: UTF-8 raw deflate (BLOB),
+                                     -- or the text itself (TEXT) when it is too short to compress
   UNIQUE (document_id, start_offset)
 );
 -- The cascades need PRAGMA foreign_keys, which is per connection; this trigger cleans up on any connection.

@@ -14,10 +14,13 @@ parentPort?.on('message', async ({ id, path, size }: PrepareRequest) => {
   try {
     const prepared = await prepareFile(path, { size });
     // Each block in an ArrayBuffer of its own (zlib's may be shared), so that it can be moved.
-    const blocks = prepared.blocks.map((b) => ({ start: b.start, data: new Uint8Array(b.data) }));
+    const blocks = prepared.blocks.map((b) => ({
+      start: b.start,
+      data: typeof b.data === 'string' ? b.data : new Uint8Array(b.data),
+    }));
     parentPort!.postMessage(
       { id, prepared: { ...prepared, blocks } },
-      blocks.map((b) => b.data.buffer),
+      blocks.flatMap((b) => (typeof b.data === 'string' ? [] : [b.data.buffer])),
     );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

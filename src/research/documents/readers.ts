@@ -60,9 +60,10 @@ function workerPool(script: URL, count: number, signal?: AbortSignal): FileReade
       waiting.delete(m.id);
       if (!w) return;
       if (m.prepared) {
-        const blocks = m.prepared.blocks.map((b) => ({
-          start: b.start,
-          data: Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength),
+        // Moved bytes arrive as a plain Uint8Array; the database binds Buffers.
+        const blocks = m.prepared.blocks.map(({ start, data }) => ({
+          start,
+          data: typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
         }));
         w.resolve({ ...m.prepared, blocks });
       } else w.reject(new FormatError(m.error));

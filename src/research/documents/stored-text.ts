@@ -9,15 +9,22 @@ import type { Db } from '../../store/open.js';
 const BLOCK_CHARS = 16_384;
 /** Level 2 compresses within a few percent of the default level at twice its speed. */
 const LEVEL = 2;
+/**
+ * A shorter text is stored as it is: each compression costs a zlib stream's setup (about 20 µs, more
+ * than reading a small file) and saves little on a few sentences.
+ */
+const MIN_COMPRESSED_CHARS = 2048;
 
 export interface TextBlock {
   /** Where the block starts in the text (JavaScript string index). */
   start: number;
-  data: Buffer;
+  /** Raw deflate of the UTF-8 text, or the text itself when short. */
+  data: Buffer | string;
 }
 
 /** The text as compressed blocks, each starting at 0 or at one of `starts` (ascending passage starts). */
 export function textBlocks(text: string, starts: number[]): TextBlock[] {
+  if (text.length < MIN_COMPRESSED_CHARS) return [{ start: 0, data: text }];
   const cuts = [0];
   for (const start of starts) if (start - cuts.at(-1)! >= BLOCK_CHARS) cuts.push(start);
   return cuts.map((start, i) => ({
@@ -29,14 +36,15 @@ export function textBlocks(text: string, starts: number[]): TextBlock[] {
   }));
 }
 
-const inflate = (data: Buffer): string => inflateRawSync(data).toString('utf8');
+const inflate = (data: Buffer | string): string =>
+  typeof data === 'string' ? data : inflateRawSync(data).toString('utf8');
 
 /** The whole text of document `documentId` ('' when it has none stored). */
 export function readText(db: Db, documentId: number): string {
   const blocks = db
     .prepare('SELECT data FROM document_blocks WHERE document_id = ? ORDER BY start_offset')
     .pluck()
-    .all(documentId) as Buffer[];
+    .all(documentId) as (Buffer | string)[];
   return blocks.map(inflate).join('');
 }
 
@@ -55,7 +63,7 @@ export function spanReader(db: Db): (documentId: number, start: number, end: num
     if (!row) return '';
     let block = inflated.get(row.id);
     if (!block) {
-      block = { start: row.start, text: inflate(dataOf.get(row.id) as Buffer) };
+      block = { start: row.start, text: inflate(dataOf.get(row.id) as Buffer | string) };
       inflated.set(row.id, block);
     }
     return block.text.slice(start - block.start, end - block.start);
