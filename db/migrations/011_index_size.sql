@@ -12,6 +12,9 @@ CREATE TRIGGER passage_spans_ad AFTER DELETE ON passage_spans BEGIN
   DELETE FROM passages_fts WHERE rowid = old.id;
 END;
 ALTER TABLE documents DROP COLUMN body;
+-- The text's length in characters: a document that fits a source's budget is read whole, a longer one
+-- only for the blocks of the passages sent.
+ALTER TABLE documents ADD COLUMN length INTEGER NOT NULL DEFAULT 0;
 UPDATE documents SET mtime_ms = -1;
 DELETE FROM indexed_roots;
 

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { documentPassages } from '../../src/research/documents/search.js';
+import { passageSpans } from '../../src/research/documents/search.js';
+import { spanReader } from '../../src/research/documents/stored-text.js';
 import { getDocument, refreshIndex, searchPassages } from '../../src/research/documents.js';
 import { openStore } from '../../src/store/open.js';
 
@@ -22,7 +23,7 @@ it('passages come back exactly, after emoji and other astral characters', async 
   const id = db.prepare('SELECT id FROM documents').pluck().get() as number;
   const body = getDocument(db, dir, 'astral')!.body;
   expect(body).toBe(text);
-  const passages = documentPassages(db, id, body);
+  const passages = passageSpans(db, id).map((p) => ({ ...p, text: body.slice(p.start, p.end) }));
   expect(passages.length).toBeGreaterThan(8);
   for (const p of passages) expect(body).toContain(p.text);
   expect(passages.at(-1)!.text).toMatch(/team 7\.$/);
@@ -57,6 +58,9 @@ it('keeps a long document in several compressed blocks, each passage found in it
     db.prepare("SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'body'").pluck().get(),
   ).toBe(0);
   expect(getDocument(db, dir, 'handbook')!.body).toBe(text);
+  // A span across several blocks comes back whole.
+  const id = db.prepare('SELECT id FROM documents').pluck().get() as number;
+  expect(spanReader(db)(id, 100, 60_000)).toBe(text.slice(100, 60_000));
   // A passage in the last block, one in the first, and one after a block boundary.
   for (const i of [0, 31, 59]) {
     const [hit] = searchPassages(db, dir, `marker${i}`, 1);

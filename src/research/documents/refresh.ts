@@ -118,9 +118,9 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
 
   const current = db.prepare('SELECT path, mtime_ms, size FROM documents WHERE root = ? AND slug = ?');
   const upsert = db.prepare(
-    `INSERT INTO documents (root, slug, path, title, mtime_ms, size) VALUES (@root, @slug, @path, @title, @mtime, @size)
+    `INSERT INTO documents (root, slug, path, title, mtime_ms, size, length) VALUES (@root, @slug, @path, @title, @mtime, @size, @length)
      ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title,
-       mtime_ms = excluded.mtime_ms, size = excluded.size
+       mtime_ms = excluded.mtime_ms, size = excluded.size, length = excluded.length
      RETURNING id`,
   );
   const clearPassages = db.prepare('DELETE FROM passage_spans WHERE document_id = ?');
@@ -155,6 +155,7 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
         title: prepared.title,
         mtime: file.mtimeMs,
         size: file.size,
+        length: prepared.chars,
       }) as { id: number };
       clearPassages.run(id);
       clearBlocks.run(id);

@@ -169,24 +169,23 @@ function rankPassagesOf(db: Db, documentId: number, queries: string[]): number[]
   return [...total.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([ordinal]) => ordinal);
 }
 
-/** A document's passages with their text, cut from its text (`body`, as read by getDocument). */
-export function documentPassages(
-  db: Db,
-  documentId: number,
-  body: string,
-): { ordinal: number; headingPath: string; text: string }[] {
-  const rows = readIndex(
+export interface PassageSpan {
+  ordinal: number;
+  headingPath: string;
+  /** [start, end) in the document's text. */
+  start: number;
+  end: number;
+}
+
+/** A document's passages, in order, as spans of its text. */
+export function passageSpans(db: Db, documentId: number): PassageSpan[] {
+  return readIndex(
     db,
     () =>
       db
         .prepare(
           'SELECT ordinal, heading_path AS headingPath, start_offset AS start, end_offset AS end FROM passage_spans WHERE document_id = ? ORDER BY ordinal',
         )
-        .all(documentId) as { ordinal: number; headingPath: string; start: number; end: number }[],
+        .all(documentId) as PassageSpan[],
   );
-  return rows.map((r) => ({
-    ordinal: r.ordinal,
-    headingPath: r.headingPath,
-    text: body.slice(r.start, r.end),
-  }));
 }

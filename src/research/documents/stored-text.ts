@@ -49,23 +49,33 @@ export function readText(db: Db, documentId: number): string {
 }
 
 /**
- * Reads spans of stored texts, inflating each block once however many spans fall in it. One reader per
- * search: it keeps the blocks it has inflated.
+ * Reads spans of stored texts, inflating only the blocks a span covers, and each block once however many
+ * spans fall in it. One reader per search or source: it keeps what it has inflated.
  */
 export function spanReader(db: Db): (documentId: number, start: number, end: number) => string {
-  const blockOf = db.prepare(
-    'SELECT id, start_offset AS start FROM document_blocks WHERE document_id = ? AND start_offset <= ? ORDER BY start_offset DESC LIMIT 1',
+  const blocksOf = db.prepare(
+    'SELECT id, start_offset AS start FROM document_blocks WHERE document_id = ? ORDER BY start_offset',
   );
   const dataOf = db.prepare('SELECT data FROM document_blocks WHERE id = ?').pluck();
-  const inflated = new Map<number, { start: number; text: string }>();
+  const blocks = new Map<number, { id: number; start: number }[]>();
+  const inflated = new Map<number, string>();
   return (documentId, start, end) => {
-    const row = blockOf.get(documentId, start) as { id: number; start: number } | undefined;
-    if (!row) return '';
-    let block = inflated.get(row.id);
-    if (!block) {
-      block = { start: row.start, text: inflate(dataOf.get(row.id) as Buffer | string) };
-      inflated.set(row.id, block);
+    let list = blocks.get(documentId);
+    if (!list) {
+      list = blocksOf.all(documentId) as { id: number; start: number }[];
+      blocks.set(documentId, list);
     }
-    return block.text.slice(start - block.start, end - block.start);
+    let text = '';
+    for (const [i, block] of list.entries()) {
+      const next = list[i + 1]?.start ?? Number.POSITIVE_INFINITY;
+      if (next <= start || block.start >= end) continue;
+      let whole = inflated.get(block.id);
+      if (whole === undefined) {
+        whole = inflate(dataOf.get(block.id) as Buffer | string);
+        inflated.set(block.id, whole);
+      }
+      text += whole.slice(Math.max(0, start - block.start), end - block.start);
+    }
+    return text;
   };
 }
