@@ -44,8 +44,6 @@ interface ReadFile {
 
 /** Read files are written in batches of this many characters: each a short transaction, bounded memory. */
 const BATCH_CHARS = 2_000_000;
-/** Files are read ahead of the writes up to this many bytes (one file at least). */
-const AHEAD_BYTES = 16 * 2 ** 20;
 
 /** Ctrl-C (`signal`) stops between files and inside a PDF; what was written before stays written. */
 export async function refreshIndex(
@@ -188,12 +186,12 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
     signal,
   );
   try {
-    // Files are prepared ahead (in workers, when there are many), a bounded amount, and written in order.
+    // In workers, files are prepared ahead of the writes (a bounded amount); they are written in order.
     const ahead: Promise<PreparedFile | Error>[] = [];
     let started = 0;
     let aheadBytes = 0;
     for (const { file, known: k } of changed) {
-      while (started < changed.length && (ahead.length === 0 || aheadBytes < AHEAD_BYTES)) {
+      while (started < changed.length && (ahead.length === 0 || aheadBytes < reader.aheadBytes)) {
         const next = changed[started++]!.file;
         aheadBytes += next.size;
         ahead.push(reader.prepare(next.path, next.size).catch((error: Error) => error));
