@@ -2,15 +2,19 @@
 // Document indexing and search at scale: a generated folder of 10,000 short Markdown documents is
 // indexed, refreshed unchanged, refreshed after edits, and searched; then a folder of 200 long documents
 // (100–300 KB each, with headings) is indexed as passages, and passages are selected and searched.
-// Last, the text's scale: 100 files of 200 KB are indexed from scratch, printing the speed and the
-// database's size on disk ÷ the text's size, beside the same figures for a reference build of agent
-// (AGENT_BENCH_BASELINE=<its dist folder>, e.g. a copy of dist from before migration 009) when given.
-// Usage: npm run build && node bench/index.mjs [documents] [long documents] [200 KB files]
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Then the text's scale: 100 files of 200 KB are indexed from scratch, printing the speed (wall clock, CPU
+// with worker threads, and the main thread's CPU: on an idle machine with two cores or more, the wall
+// clock follows it) and the database's size on disk ÷ the text's size. Last, the walk of a
+// folder of 20,000 small files, alone and as a refresh that finds nothing changed.
+// With AGENT_BENCH_BASELINE=<the dist folder of a reference build> (a copy of dist from before migration
+// 011, say, beside its node_modules and db/), the long documents, the scale and the walk are measured for
+// it too, in the same run and interleaved, so a busy machine slows both alike.
+// Usage: npm run build && node bench/index.mjs [documents] [long documents] [200 KB files] [small files]
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { documentSource, refreshIndex, searchDocuments, searchPassages } from '../dist/research/documents.js';
+import { refreshIndex, searchDocuments } from '../dist/research/documents.js';
 import { openStore } from '../dist/store/open.js';
 
 const count = Number(process.argv[2] ?? 10_000);
@@ -74,11 +78,41 @@ console.log(`query latency        ${percentiles(latencies)} (${queries.length} q
 db.close();
 rmSync(dir, { recursive: true, force: true });
 
-// Long documents, in a database of their own: chapters (##) of sections (###) of paragraphs, 100–300 KB
-// each.
+const thisBuild = new URL('../dist', import.meta.url).pathname;
+const baseline = process.env.AGENT_BENCH_BASELINE;
+const builds = [['this build', thisBuild], ...(baseline ? [['reference', baseline]] : [])];
+/** The modules a build's figures need, loaded from its dist folder. */
+const load = async (dist) => {
+  const url = (p) => pathToFileURL(join(resolve(dist), p)).href;
+  return {
+    ...(await import(url('research/documents.js'))),
+    ...(await import(url('store/open.js'))),
+    ...(await import(url('research/documents/walk.js'))),
+  };
+};
+/** This thread's CPU time in ms, from Linux's /proc (0 elsewhere): the critical path of indexing. */
+const mainThreadCpu = () => {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+};
+const cpuTime = async (f) => {
+  const cpu = process.cpuUsage();
+  const main = mainThreadCpu();
+  const [ms, result] = await time(f);
+  const used = process.cpuUsage(cpu);
+  return [ms, (used.user + used.system) / 1000, result, mainThreadCpu() - main];
+};
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const label = (name) => name.padEnd(21);
+
+// Long documents, each build in a database of its own: chapters (##) of sections (###) of paragraphs,
+// 100–300 KB each; every build answers the same queries.
 if (longCount > 0) {
   const longDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-'));
-  const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-db-'));
   let bytes = 0;
   for (let i = 0; i < longCount; i++) {
     const target = 100_000 + Math.floor(random() * 200_000);
@@ -99,37 +133,45 @@ if (longCount > 0) {
     bytes += text.length;
     writeFileSync(join(longDir, `handbook-${i}.md`), text);
   }
-  const longDb = openStore(join(dbDir, 'bench.db'));
-  const [longFirst, longStats] = await time(() => refreshIndex(longDb, longDir));
-  const [longAgain] = await time(() => refreshIndex(longDb, longDir));
-  const passages = longDb.prepare('SELECT count(*) FROM passages').pluck().get();
   // A planner's three queries (the question and two searches) for one long document at a time.
-  const sourceLatencies = Array.from({ length: 200 }, (_, i) => {
-    const queries = [question(), question(), question()];
-    return timeSync(() => documentSource(longDb, longDir, `handbook-${i % longCount}`, queries, 24_000));
-  });
-  const passageLatencies = Array.from({ length: 200 }, () => {
-    const q = question();
-    return timeSync(() => searchPassages(longDb, longDir, q, 16));
-  });
-
-  console.log(
-    `long documents       ${longStats.added} (${(bytes / 2 ** 20).toFixed(0)} MB, ${passages} passages)`,
-  );
-  console.log(`first index          ${longFirst.toFixed(0)} ms`);
-  console.log(`refresh, unchanged   ${longAgain.toFixed(0)} ms`);
-  console.log(
-    `document source      ${percentiles(sourceLatencies)} (best passages of one document, 24,000 characters)`,
-  );
-  console.log(
-    `passage search       ${percentiles(passageLatencies)} (${passageLatencies.length} queries, top 16 passages)`,
-  );
-  longDb.close();
+  const sourceQueries = Array.from({ length: 200 }, () => [question(), question(), question()]);
+  const passageQueries = Array.from({ length: 200 }, question);
+  const opened = [];
+  for (const [name, dist] of builds) {
+    const m = await load(dist);
+    const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-db-'));
+    const db = m.openStore(join(dbDir, 'bench.db'));
+    const [first, stats] = await time(() => m.refreshIndex(db, longDir));
+    const [again] = await time(() => m.refreshIndex(db, longDir));
+    const passages = db.prepare('SELECT count(*) FROM passage_spans').pluck().get();
+    console.log(
+      `long documents       ${stats.added} (${(bytes / 2 ** 20).toFixed(0)} MB, ${passages} passages), ${name}`,
+    );
+    console.log(`first index          ${first.toFixed(0)} ms`);
+    console.log(`refresh, unchanged   ${again.toFixed(0)} ms`);
+    opened.push({ name, m, db, dbDir, source: [], passage: [] });
+  }
+  // Interleaved, query by query, so that the machine's load falls on every build alike.
+  for (let i = 0; i < 200; i++)
+    for (const o of opened) {
+      const slug = `handbook-${i % longCount}`;
+      o.source.push(timeSync(() => o.m.documentSource(o.db, longDir, slug, sourceQueries[i], 24_000)));
+      o.passage.push(timeSync(() => o.m.searchPassages(o.db, longDir, passageQueries[i], 16)));
+    }
+  for (const o of opened) {
+    console.log(
+      `document source      ${percentiles(o.source)} (best passages of one document, 24,000 characters), ${o.name}`,
+    );
+    console.log(
+      `passage search       ${percentiles(o.passage)} (${o.passage.length} queries, top 16 passages), ${o.name}`,
+    );
+    o.db.close();
+    rmSync(o.dbDir, { recursive: true, force: true });
+  }
   rmSync(longDir, { recursive: true, force: true });
-  rmSync(dbDir, { recursive: true, force: true });
 }
 
-// Scale: the same generated files indexed by this build and, when given, by the reference build.
+// Scale: the same generated files indexed from scratch by each build, twice, interleaved; the faster run.
 const scaleCount = Number(process.argv[4] ?? 100);
 if (scaleCount > 0) {
   const scaleDir = mkdtempSync(join(tmpdir(), 'agent-bench-scale-'));
@@ -149,26 +191,67 @@ if (scaleCount > 0) {
     textBytes += Buffer.byteLength(text);
     writeFileSync(join(scaleDir, `handbook-${i}.md`), text);
   }
-  const measure = async (dist) => {
-    const url = (p) => pathToFileURL(join(resolve(dist), p)).href;
-    const { refreshIndex: refresh } = await import(url('research/documents.js'));
-    const { openStore: open } = await import(url('store/open.js'));
+  const measure = async (m) => {
     const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-scale-db-'));
-    const scaleDb = open(join(dbDir, 'bench.db'));
-    const [ms] = await time(() => refresh(scaleDb, scaleDir));
-    scaleDb.pragma('wal_checkpoint(TRUNCATE)');
-    scaleDb.close();
+    const db = m.openStore(join(dbDir, 'bench.db'));
+    const [ms, cpu, , main] = await cpuTime(() => m.refreshIndex(db, scaleDir));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
     const size = statSync(join(dbDir, 'bench.db')).size;
     rmSync(dbDir, { recursive: true, force: true });
-    const mb = textBytes / 2 ** 20;
-    return `${(mb / (ms / 1000)).toFixed(2)} MB/s (${ms.toFixed(0)} ms), on disk ${(size / textBytes).toFixed(2)} × the text`;
+    return { ms, cpu, main, size };
   };
+  const runs = new Map(builds.map(([name]) => [name, []]));
+  const modules = await Promise.all(builds.map(([, dist]) => load(dist)));
+  for (let round = 0; round < 2; round++)
+    for (const [i, [name]] of builds.entries()) runs.get(name).push(await measure(modules[i]));
+  const mb = textBytes / 2 ** 20;
+  console.log(`scale                ${scaleCount} files of 200 KB (${mb.toFixed(0)} MB of text)`);
+  for (const [name, results] of runs) {
+    const best = results.reduce((a, b) => (a.ms <= b.ms ? a : b));
+    console.log(
+      `${label(`index, ${name}`)}${(mb / (best.ms / 1000)).toFixed(2)} MB/s (${best.ms.toFixed(0)} ms; CPU ${(best.cpu / 1000).toFixed(2)} s, main thread ${(best.main / 1000).toFixed(2)} s), on disk ${(best.size / textBytes).toFixed(2)} × the text`,
+    );
+  }
   console.log(
-    `scale                ${scaleCount} files of 200 KB (${(textBytes / 2 ** 20).toFixed(0)} MB of text)`,
+    'index, before 011    12.55 MB/s, on disk 1.76 × the text (main before migration 011, quiet machine)',
   );
-  console.log(`index, this build    ${await measure(new URL('../dist', import.meta.url).pathname)}`);
-  const baseline = process.env.AGENT_BENCH_BASELINE;
-  if (baseline) console.log(`index, reference     ${await measure(baseline)}`);
-  else console.log('index, 0.1.0         2.25 MB/s, on disk 3.33 × the text (measured before migration 009)');
+  console.log('index, 0.1.0         2.25 MB/s, on disk 3.33 × the text (measured before migration 009)');
   rmSync(scaleDir, { recursive: true, force: true });
+}
+
+// The walk: a folder of 20,000 small files in 100 × 7 folders (a tenth with an image beside them), indexed
+// once by each build; then the walk alone and a refresh that finds nothing changed, five times each,
+// interleaved: the median.
+const smallCount = Number(process.argv[5] ?? 20_000);
+if (smallCount > 0) {
+  const smallDir = mkdtempSync(join(tmpdir(), 'agent-bench-walk-'));
+  for (let i = 0; i < smallCount; i++) {
+    const folder = join(smallDir, `team-${i % 100}`, `part-${i % 7}`);
+    if (i < 700) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `doc-${i}.md`), `# Doc ${i}\n\n${sentence()}\n`);
+    if (i % 10 === 0) writeFileSync(join(folder, `image-${i}.png`), 'PNG');
+  }
+  const opened = [];
+  for (const [name, dist] of builds) {
+    const m = await load(dist);
+    const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-walk-db-'));
+    const db = m.openStore(join(dbDir, 'bench.db'));
+    await m.refreshIndex(db, smallDir);
+    opened.push({ name, m, db, dbDir, walk: [], refresh: [] });
+  }
+  for (let round = 0; round < 5; round++)
+    for (const o of opened) {
+      o.walk.push(await cpuTime(() => o.m.listContentFiles(smallDir)));
+      o.refresh.push(await cpuTime(() => o.m.refreshIndex(o.db, smallDir)));
+    }
+  for (const o of opened) {
+    const figures = (runs) =>
+      `${median(runs.map((r) => r[0])).toFixed(0)} ms (CPU ${median(runs.map((r) => r[1])).toFixed(0)} ms)`;
+    console.log(`${label(`walk, ${o.name}`)}${figures(o.walk)}, ${smallCount} files`);
+    console.log(`${label(`  unchanged refresh`)}${figures(o.refresh)}`);
+    o.db.close();
+    rmSync(o.dbDir, { recursive: true, force: true });
+  }
+  rmSync(smallDir, { recursive: true, force: true });
 }

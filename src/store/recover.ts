@@ -27,6 +27,7 @@ export interface Recovery {
 /** Not copied: rebuilt from the files (the index) or kept by the new file itself (bookkeeping). */
 const NOT_COPIED = new Set([
   'documents',
+  'document_blocks',
   'passage_spans',
   'schema_migrations',
   'index_leases',

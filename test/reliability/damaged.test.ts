@@ -89,7 +89,7 @@ it('damaged notes: a clear message, db check names them, db recover copies every
 
 it('a damaged document index is cleared and made again from the files by the next run', async () => {
   const { db, content } = await setUp();
-  damage(db, 'documents', 3);
+  damage(db, 'documents', 1);
   const r = await runCli(['research', '--extractive', '--content', content, 'refund limit of team 42'], {
     env: { AGENT_DB: db },
   });

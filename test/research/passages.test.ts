@@ -141,7 +141,7 @@ describe('the passage index', () => {
     expect(searchPassages(db, dir, 'Zurich')).toEqual([]);
     expect(searchPassages(db, dir, 'breakfast')).toEqual([]);
     expect(searchPassages(db, dir, 'Geneva').map((h) => h.headingPath)).toEqual(['Travel > Trains']);
-    expect(db.prepare('SELECT count(*) FROM passages').pluck().get()).toBe(1);
+    expect(db.prepare('SELECT count(*) FROM passage_spans').pluck().get()).toBe(1);
     // The full-text index holds exactly the passages there are: no row of a deleted passage remains.
     expect(
       db

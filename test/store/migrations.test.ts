@@ -38,8 +38,9 @@ describe('migrations', () => {
     );
     expect(columns(db, 'notes')).toEqual(['id', 'content', 'title', 'tags', 'created_at']);
     expect(columns(db, 'documents')).toEqual(
-      expect.arrayContaining(['id', 'root', 'slug', 'path', 'title', 'body', 'mtime_ms', 'size']),
+      expect.arrayContaining(['id', 'root', 'slug', 'path', 'title', 'mtime_ms', 'size']),
     );
+    expect(columns(db, 'document_blocks')).toEqual(['id', 'document_id', 'start_offset', 'data']);
     const fts = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'notes_fts'").get() as { sql: string };
     expect(fts.sql).toMatch(/USING fts5/i);
   });

@@ -2,12 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { documentPassages } from '../../src/research/documents/search.js';
-import { refreshIndex, searchPassages } from '../../src/research/documents.js';
+import { passageSpans } from '../../src/research/documents/search.js';
+import { spanReader } from '../../src/research/documents/stored-text.js';
+import { getDocument, refreshIndex, searchPassages } from '../../src/research/documents.js';
 import { openStore } from '../../src/store/open.js';
 
-// Migration 009 stores a document's text once: a passage is a span of the body, in code points as
-// SQLite counts them. Characters beyond the Basic Multilingual Plane count once there, twice in JavaScript.
+// Each document's text is stored once, compressed, in blocks cut at passage starts (migration 011); a
+// passage is a span of it. Characters beyond the Basic Multilingual Plane must come back whole.
 
 it('passages come back exactly, after emoji and other astral characters', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-astral-'));
@@ -15,23 +16,56 @@ it('passages come back exactly, after emoji and other astral characters', async 
     { length: 8 },
     (_, i) => `## Part ${i} 😀𝒜\n\n${`Rule ${i} 🚀 applies to 𝔘nicode team ${i}. `.repeat(60)}`,
   );
-  writeFileSync(join(dir, 'astral.md'), `# Astral 🌍\n\n${sections.join('\n\n')}\n`);
+  const text = `# Astral 🌍\n\n${sections.join('\n\n')}\n`;
+  writeFileSync(join(dir, 'astral.md'), text);
   const db = openStore(':memory:');
   await refreshIndex(db, dir);
   const id = db.prepare('SELECT id FROM documents').pluck().get() as number;
-  const body = db.prepare('SELECT body FROM documents').pluck().get() as string;
-  const passages = documentPassages(db, id, body);
+  const body = getDocument(db, dir, 'astral')!.body;
+  expect(body).toBe(text);
+  const passages = passageSpans(db, id).map((p) => ({ ...p, text: body.slice(p.start, p.end) }));
   expect(passages.length).toBeGreaterThan(8);
-  const viewed = db.prepare('SELECT text FROM passages ORDER BY ordinal').pluck().all();
-  expect(viewed).toEqual(passages.map((p) => p.text));
   for (const p of passages) expect(body).toContain(p.text);
   expect(passages.at(-1)!.text).toMatch(/team 7\.$/);
 
   const hit = searchPassages(db, dir, 'rule 5 team', 1)[0]!;
   expect(hit.text).toContain('Rule 5 🚀 applies to 𝔘nicode team 5.');
-  // Nothing but the body holds the text.
+  expect(passages.map((p) => p.text)).toContain(hit.text);
+  db.close();
+});
+
+it('keeps a long document in several compressed blocks, each passage found in its own', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-blocks-'));
+  const sections = Array.from(
+    { length: 60 },
+    (_, i) => `## Section ${i}\n\n${`Clause ${i} covers the marker${i} case in full. `.repeat(30)}`,
+  );
+  const text = `# Handbook\n\n${sections.join('\n\n')}\n`;
+  writeFileSync(join(dir, 'handbook.md'), text);
+  const db = openStore(':memory:');
+  await refreshIndex(db, dir);
+  const blocks = db
+    .prepare('SELECT start_offset AS start, length(data) AS bytes FROM document_blocks')
+    .all() as {
+    start: number;
+    bytes: number;
+  }[];
+  expect(blocks.length).toBeGreaterThan(3);
+  expect(blocks[0]!.start).toBe(0);
+  // Stored compressed: far smaller than the text, which no column holds in the clear.
+  expect(blocks.reduce((n, b) => n + b.bytes, 0)).toBeLessThan(text.length / 4);
   expect(
-    db.prepare("SELECT count(*) FROM pragma_table_info('passage_spans') WHERE name = 'text'").pluck().get(),
+    db.prepare("SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'body'").pluck().get(),
   ).toBe(0);
+  expect(getDocument(db, dir, 'handbook')!.body).toBe(text);
+  // A span across several blocks comes back whole.
+  const id = db.prepare('SELECT id FROM documents').pluck().get() as number;
+  expect(spanReader(db)(id, 100, 60_000)).toBe(text.slice(100, 60_000));
+  // A passage in the last block, one in the first, and one after a block boundary.
+  for (const i of [0, 31, 59]) {
+    const [hit] = searchPassages(db, dir, `marker${i}`, 1);
+    expect(hit).toMatchObject({ headingPath: `Handbook > Section ${i}` });
+    expect(hit!.text).toBe(`Clause ${i} covers the marker${i} case in full. `.repeat(30).trim());
+  }
   db.close();
 });

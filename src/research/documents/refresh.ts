@@ -4,8 +4,9 @@ import { repairIndex } from '../../store/health.js';
 import { type Db, pathOf } from '../../store/open.js';
 import { forgetOlderReads } from './extractor.js';
 import { takeLease } from './lease.js';
-import { type Passage, splitPassages } from './passages.js';
-import { fileTitle, readDocumentFile, reasonOf } from './read.js';
+import type { PreparedFile } from './prepare.js';
+import { reasonOf } from './read.js';
+import { fileReader, ReaderError } from './readers.js';
 import { type ContentFile, listContentFiles, type SkippedFile } from './walk.js';
 
 // Brings the index of one content folder up to date. A file is read again only when its modification
@@ -37,9 +38,8 @@ interface Indexed {
 
 interface ReadFile {
   file: ContentFile;
-  title: string;
-  body: string;
-  passages: Passage[];
+  /** Read, split and compressed outside the write transaction, so that it stays short. */
+  prepared: PreparedFile;
 }
 
 /** Read files are written in batches of this many characters: each a short transaction, bounded memory. */
@@ -116,13 +116,15 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
 
   const current = db.prepare('SELECT path, mtime_ms, size FROM documents WHERE root = ? AND slug = ?');
   const upsert = db.prepare(
-    `INSERT INTO documents (root, slug, path, title, body, mtime_ms, size) VALUES (@root, @slug, @path, @title, @body, @mtime, @size)
-     ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title, body = excluded.body,
-       mtime_ms = excluded.mtime_ms, size = excluded.size
+    `INSERT INTO documents (root, slug, path, title, mtime_ms, size, length) VALUES (@root, @slug, @path, @title, @mtime, @size, @length)
+     ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title,
+       mtime_ms = excluded.mtime_ms, size = excluded.size, length = excluded.length
      RETURNING id`,
   );
-  const clearPassages = db.prepare(
-    'DELETE FROM passage_spans WHERE document_id = (SELECT id FROM documents WHERE root = ? AND slug = ?)',
+  const clearPassages = db.prepare('DELETE FROM passage_spans WHERE document_id = ?');
+  const clearBlocks = db.prepare('DELETE FROM document_blocks WHERE document_id = ?');
+  const insertBlock = db.prepare(
+    'INSERT INTO document_blocks (document_id, start_offset, data) VALUES (?, ?, ?)',
   );
   const firstId = db.prepare('SELECT coalesce(max(id), 0) + 1 FROM passage_spans').pluck();
   // One statement per document and table: FTS5 indexes a statement's rows together, several times faster
@@ -141,84 +143,81 @@ async function update(db: Db, root: string, signal: AbortSignal | undefined): Pr
   // A file that another process indexed meanwhile (same path, time and size) is not written twice.
   const write = db.transaction((batch: ReadFile[], gone: number[]) => {
     for (const id of gone) remove.run(id);
-    for (const { file, title, body, passages } of batch) {
+    for (const { file, prepared } of batch) {
       const now = current.get(root, file.slug) as Omit<Indexed, 'id'> | undefined;
       if (now && now.mtime_ms === file.mtimeMs && now.size === file.size && now.path === file.path) continue;
-      // Passages go first, while the text they were made from is still the stored one.
-      clearPassages.run(root, file.slug);
       const { id } = upsert.get({
         root,
         slug: file.slug,
         path: file.path,
-        title,
-        body,
+        title: prepared.title,
         mtime: file.mtimeMs,
         size: file.size,
+        length: prepared.chars,
       }) as { id: number };
+      clearPassages.run(id);
+      clearBlocks.run(id);
+      for (const block of prepared.blocks) insertBlock.run(id, block.start, block.data);
       const first = firstId.get() as number;
-      const at = characterOffsets(body);
-      insertSpans.run({
-        first,
-        document: id,
-        spans: JSON.stringify(passages.map((p) => [p.headingPath, at(p.start), at(p.end)])),
-      });
-      insertText.run({ first, texts: JSON.stringify(passages.map((p) => [p.text, p.headingPath])) });
+      insertSpans.run({ first, document: id, spans: prepared.spans });
+      insertText.run({ first, texts: prepared.texts });
     }
   });
 
+  const changed: { file: ContentFile; known?: Indexed }[] = [];
+  for (const file of files) {
+    const k = known.get(file.slug);
+    known.delete(file.slug);
+    if (k && k.mtime_ms === file.mtimeMs && k.size === file.size && k.path === file.path) stats.unchanged++;
+    else changed.push({ file, known: k });
+  }
+  const gone = [...known.values()].map((k) => k.id);
+  stats.removed += gone.length;
+
   let batch: ReadFile[] = [];
   let batchChars = 0;
-  const gone: number[] = [];
   const flush = () => {
     if (batch.length > 0 || gone.length > 0) write.immediate(batch, gone.splice(0));
     batch = [];
     batchChars = 0;
   };
-  for (const file of files) {
-    const k = known.get(file.slug);
-    known.delete(file.slug);
-    if (k && k.mtime_ms === file.mtimeMs && k.size === file.size && k.path === file.path) {
-      stats.unchanged++;
-      continue;
-    }
-    if (signal?.aborted) throw new AbortedError();
-    try {
-      const { title, text } = await readDocumentFile(file.path, { size: file.size, signal });
-      batch.push({ file, title: title ?? fileTitle(file.path), body: text, passages: splitPassages(text) });
-      batchChars += text.length;
-      if (k) stats.updated++;
-      else stats.added++;
-    } catch (error) {
-      if (signal?.aborted) throw new AbortedError();
-      skipped.push({ path: file.relPath, reason: reasonOf(error) });
-      // What was indexed from an earlier version no longer reads: it is not kept as if it did.
-      if (k) {
-        gone.push(k.id);
-        stats.removed++;
+  const reader = fileReader(
+    changed.reduce((n, c) => n + c.file.size, 0),
+    signal,
+  );
+  try {
+    // In workers, files are prepared ahead of the writes (a bounded amount); they are written in order.
+    const ahead: Promise<PreparedFile | Error>[] = [];
+    let started = 0;
+    let aheadBytes = 0;
+    for (const { file, known: k } of changed) {
+      while (started < changed.length && (ahead.length === 0 || aheadBytes < reader.aheadBytes)) {
+        const next = changed[started++]!.file;
+        aheadBytes += next.size;
+        ahead.push(reader.prepare(next.path, next.size).catch((error: Error) => error));
       }
+      const prepared = await ahead.shift()!;
+      aheadBytes -= file.size;
+      if (signal?.aborted) throw new AbortedError();
+      if (!(prepared instanceof Error)) {
+        batch.push({ file, prepared });
+        batchChars += prepared.chars;
+        if (k) stats.updated++;
+        else stats.added++;
+      } else {
+        if (prepared instanceof AbortedError || prepared instanceof ReaderError) throw prepared;
+        skipped.push({ path: file.relPath, reason: reasonOf(prepared) });
+        // What was indexed from an earlier version no longer reads: it is not kept as if it did.
+        if (k) {
+          gone.push(k.id);
+          stats.removed++;
+        }
+      }
+      if (batchChars >= BATCH_CHARS) flush();
     }
-    if (batchChars >= BATCH_CHARS) flush();
-  }
-  for (const k of known.values()) {
-    gone.push(k.id);
-    stats.removed++;
+  } finally {
+    reader.close();
   }
   flush();
   return stats;
-}
-
-/**
- * JavaScript string indices as SQLite counts text (code points, so substr finds the same passage): the
- * same numbers unless the text has characters beyond the Basic Multilingual Plane (emoji, some CJK).
- */
-function characterOffsets(text: string): (index: number) => number {
-  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
-  const pairsBefore = new Uint32Array(text.length + 1);
-  for (let i = 1; i <= text.length; i++) {
-    const low = text.charCodeAt(i - 1);
-    const high = i >= 2 ? text.charCodeAt(i - 2) : 0;
-    const closesPair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
-    pairsBefore[i] = pairsBefore[i - 1]! + (closesPair ? 1 : 0);
-  }
-  return (i) => i - pairsBefore[i]!;
 }

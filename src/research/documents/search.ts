@@ -1,6 +1,7 @@
 import { ftsQuery } from '../../store/fts.js';
 import { readIndex } from '../../store/health.js';
 import type { Db } from '../../store/open.js';
+import { readText, spanReader } from './stored-text.js';
 
 // Full-text search (SQLite FTS5, BM25) over whole documents and over their passages.
 
@@ -21,9 +22,12 @@ export function listDocuments(db: Db, root: string): DocumentInfo[] {
 }
 
 export function getDocument(db: Db, root: string, slug: string): Document | undefined {
-  return db
-    .prepare('SELECT slug, title, path, body FROM documents WHERE root = ? AND slug = ?')
-    .get(root, slug) as Document | undefined;
+  const doc = db
+    .prepare('SELECT id, slug, title, path FROM documents WHERE root = ? AND slug = ?')
+    .get(root, slug) as (DocumentInfo & { id: number }) | undefined;
+  if (!doc) return undefined;
+  const { id, ...info } = doc;
+  return { ...info, body: readIndex(db, () => readText(db, id)) };
 }
 
 const STOPWORDS = new Set(
@@ -100,18 +104,26 @@ export function searchPassages(db: Db, root: string, query: string, limit = 12):
     : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
        FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
        WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
-  return readIndex(
-    db,
-    () =>
-      db
-        .prepare(
-          `WITH best AS (${ranked})
-       SELECT d.slug, d.title, d.path, p.ordinal, p.heading_path AS headingPath, p.text, -best.rank AS score
-       FROM best JOIN passages p ON p.id = best.id JOIN documents d ON d.id = p.document_id
+  return readIndex(db, () => {
+    const rows = db
+      .prepare(
+        `WITH best AS (${ranked})
+       SELECT d.slug, d.title, d.path, p.document_id AS documentId, p.ordinal, p.heading_path AS headingPath,
+         p.start_offset AS start, p.end_offset AS end, -best.rank AS score
+       FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
        ORDER BY best.rank`,
-        )
-        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageHit[],
-  );
+      )
+      .all({ match: ftsQuery(terms, 'OR'), root, limit }) as (Omit<PassageHit, 'text'> & {
+      documentId: number;
+      start: number;
+      end: number;
+    })[];
+    const span = spanReader(db);
+    return rows.map(({ documentId, start, end, ...hit }) => ({
+      ...hit,
+      text: span(documentId, start, end),
+    }));
+  });
 }
 
 /**
@@ -157,42 +169,23 @@ function rankPassagesOf(db: Db, documentId: number, queries: string[]): number[]
   return [...total.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([ordinal]) => ordinal);
 }
 
-/**
- * A document's passages with their text, cut from its body here: through the passages view SQLite would
- * read the whole body once per passage. Offsets are stored in code points (see refresh.ts).
- */
-export function documentPassages(
-  db: Db,
-  documentId: number,
-  body: string,
-): { ordinal: number; headingPath: string; text: string }[] {
-  const rows = readIndex(
+export interface PassageSpan {
+  ordinal: number;
+  headingPath: string;
+  /** [start, end) in the document's text. */
+  start: number;
+  end: number;
+}
+
+/** A document's passages, in order, as spans of its text. */
+export function passageSpans(db: Db, documentId: number): PassageSpan[] {
+  return readIndex(
     db,
     () =>
       db
         .prepare(
           'SELECT ordinal, heading_path AS headingPath, start_offset AS start, end_offset AS end FROM passage_spans WHERE document_id = ? ORDER BY ordinal',
         )
-        .all(documentId) as { ordinal: number; headingPath: string; start: number; end: number }[],
+        .all(documentId) as PassageSpan[],
   );
-  const at = stringIndices(body);
-  return rows.map((r) => ({
-    ordinal: r.ordinal,
-    headingPath: r.headingPath,
-    text: body.slice(at(r.start), at(r.end)),
-  }));
-}
-
-/** Code point offsets as JavaScript string indices: the same unless the text has surrogate pairs. */
-function stringIndices(text: string): (codePoint: number) => number {
-  if (!/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text)) return (i) => i;
-  const indices: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    indices.push(i);
-    const c = text.charCodeAt(i);
-    const next = text.charCodeAt(i + 1);
-    if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
-  }
-  indices.push(text.length);
-  return (cp) => indices[cp] ?? text.length;
 }

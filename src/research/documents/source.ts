@@ -1,7 +1,9 @@
+import { readIndex } from '../../store/health.js';
 import type { Db } from '../../store/open.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
-import { documentPassages, queryTerms, rankPassages } from './search.js';
+import { type PassageSpan, passageSpans, queryTerms, rankPassages } from './search.js';
+import { readText, spanReader } from './stored-text.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -39,14 +41,18 @@ export function documentSource(
   budget: number,
 ): IndexedDocumentSource | undefined {
   const doc = db
-    .prepare('SELECT id, title, path, body FROM documents WHERE root = ? AND slug = ?')
-    .get(root, slug) as { id: number; title: string; path: string; body: string } | undefined;
+    .prepare('SELECT id, title, path, length FROM documents WHERE root = ? AND slug = ?')
+    .get(root, slug) as { id: number; title: string; path: string; length: number } | undefined;
   if (!doc) return undefined;
-  const { title, path } = doc;
-  if (doc.body.length <= budget) return { text: doc.body, excerpted: false, title, path };
+  const { id, title, path } = doc;
+  if (doc.length <= budget)
+    return { text: readIndex(db, () => readText(db, id)), excerpted: false, title, path };
 
-  const passages: Row[] = documentPassages(db, doc.id, doc.body);
-  return { ...excerpt(passages, rankPassages(db, doc.id, queries), title, doc.body, budget), title, path };
+  // Only the blocks of the passages sent are read from the index.
+  const span = spanReader(db);
+  const textOf = (start: number, end: number) => readIndex(db, () => span(id, start, end));
+  const ranked = rankPassages(db, id, queries);
+  return { ...excerpt(passageSpans(db, id), ranked, title, budget, textOf), title, path };
 }
 
 /**
@@ -61,16 +67,20 @@ export function textSource(
 ): DocumentSourceText {
   if (text.length <= budget) return { text, excerpted: false };
   const passages = splitPassages(text);
-  return excerpt(passages, rankInMemory(passages, queries), title, text, budget);
+  const textOf = (start: number, end: number) => text.slice(start, end);
+  return excerpt(passages, rankInMemory(passages, queries), title, budget, textOf);
 }
 
-/** The best passages that fit the budget (ranked ones, then their neighbours), in document order. */
+/**
+ * The best passages that fit the budget (ranked ones, then their neighbours), in document order.
+ * `textOf` gives the text between two offsets.
+ */
 function excerpt(
-  passages: Row[],
+  passages: PassageSpan[],
   ranked: number[],
   title: string,
-  body: string,
   budget: number,
+  textOf: (start: number, end: number) => string,
 ): DocumentSourceText {
   const last = passages.length - 1;
   // When no query matches anything, the document's beginning is the best guess.
@@ -82,13 +92,15 @@ function excerpt(
     if (chosen.has(ordinal)) continue;
     const p = passages[ordinal]!;
     // An upper bound of what the passage adds: its heading line, a gap marker and blank lines.
-    const cost = p.text.length + (p.headingPath || title).length + GAP.length + 9;
+    const cost = p.end - p.start + (p.headingPath || title).length + GAP.length + 9;
     if (spent + cost > budget) continue;
     chosen.add(ordinal);
     spent += cost;
   }
-  if (chosen.size === 0) return { text: body.slice(0, budget), excerpted: true };
-  const picked = [...chosen].sort((a, b) => a - b).map((o) => passages[o]!);
+  if (chosen.size === 0) return { text: textOf(0, budget), excerpted: true };
+  const picked = [...chosen]
+    .sort((a, b) => a - b)
+    .map((o) => ({ ...passages[o]!, text: textOf(passages[o]!.start, passages[o]!.end) }));
   return { text: renderExcerpt(picked, last, title), excerpted: true };
 }
 
