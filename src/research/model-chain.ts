@@ -135,7 +135,7 @@ export async function modelChain(
   const unread = new Set<Source>();
   const seen = new Set<string>();
   const searched: string[] = [];
-  const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
+  const extractSlots = o.extractSlots ?? limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
   let rounds = 0;
 
   /** Collects one round's sources; each goes to extraction the moment its text is in hand. */

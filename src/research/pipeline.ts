@@ -39,7 +39,7 @@ export const VERIFY_NEEDS_MODEL =
   '--verify needs a model to judge the claims, and extractive mode uses none: drop --verify or --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).';
 
 /** The run's settings: each option as given, else its default. */
-function settingsOf(o: ResearchOptions): ResearchSettings {
+export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
   return {
     depth: o.depth ?? DEFAULT_SETTINGS.depth,
     breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../../errors.js';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
 import { maxCostOption, nonEmpty, positiveInt, providerOption, wholeNumber } from './options.js';
 
@@ -20,7 +21,7 @@ const period = (value: string): string => {
 export function addResearchCommand(program: Command): void {
   program
     .command('research')
-    .argument('<question...>', 'what to find out (quotes optional)')
+    .argument('[question...]', 'what to find out (quotes optional); none with --batch')
     .description('Answer a question with citations, from local documents and the web.')
     .addOption(providerOption())
     .option(
@@ -87,6 +88,12 @@ export function addResearchCommand(program: Command): void {
       domains,
     )
     .option('--recent <period>', 'only web pages published within this period: 7d, 6m, 1y', period)
+    .option(
+      '--batch <file>',
+      'answer every question of a file (- for stdin): one a line, or JSON Lines {"question", ...settings}; prints a JSON object per question',
+      nonEmpty,
+    )
+    .option('--parallel <n>', 'with --batch: questions answered at once (default 2)', positiveInt)
     .addHelpText(
       'after',
       `
@@ -106,12 +113,31 @@ Examples:
   agent research --plan --json "What changed in EU refund law?" > plan.json   # edit, then:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
+  agent research --batch questions.txt --parallel 4 --max-cost 5 > answers.jsonl
+  printf '%s\n' '{"question": "How are refunds approved?", "report": true}' | agent research --batch -
 
 --plan --json prints {"plan": {"documents": [{"slug", "title"}], "searches": ["query"]}, "usage": {...}};
---plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.`,
+--plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.
+
+--batch: a JSON line may set depth, breadth, perSearch, maxSources, report, sites, excludeSites, recent
+and verify for its question (the command line's options are the defaults); blank and # lines are
+skipped. Each question prints as --json would, plus "line", in the order they finish; a line that
+failed prints {"line", "question", "error"}, and the exit code is 1. Running the same file again skips
+the questions already answered with the same settings ("skipped": true, from the saved run).
+--concurrency and --max-cost apply to the whole batch.`,
     )
     .action(async (words: string[], options, command: Command) => {
+      const o = { ...options, db: command.optsWithGlobals().db };
+      if (o.batch !== undefined) {
+        const { runBatchCommand } = await import('../commands/research-batch.js');
+        await runBatchCommand(words, o);
+        return;
+      }
+      if (o.parallel !== undefined)
+        throw new UsageError(
+          '--parallel sets how many questions of a --batch run at once: add --batch <file>.',
+        );
       const { runResearchCommand } = await import('../commands/research.js');
-      await runResearchCommand(words.join(' '), { ...options, db: command.optsWithGlobals().db });
+      await runResearchCommand(words.join(' '), o);
     });
 }

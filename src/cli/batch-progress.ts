@@ -1,0 +1,106 @@
+import { formatUsd, styleFor } from './style.js';
+
+// The progress of `agent research --batch` on stderr: one line redrawn in place on a terminal (a bar, N
+// of M done, failures, dollars spent, time taken); on a pipe, only the summary line at the end.
+
+const BAR = 20;
+const REDRAW_MS = 250;
+
+export interface BatchCounts {
+  total: number;
+  answered: number;
+  skipped: number;
+  failed: number;
+  /** Dollars of the model calls made so far; `unpriced` counts calls with no known price. */
+  spentUsd: number;
+  unpriced: number;
+}
+
+const clock = (ms: number) => {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
+
+const money = (c: BatchCounts) => `${formatUsd(c.spentUsd)}${c.unpriced ? ' + unknown' : ''}`;
+
+/** The line under the bar's redraws: `██████░░░░ 3 of 5 done · 1 failed · $0.02 · 0:42`. */
+export function progressLine(c: BatchCounts, elapsedMs: number): string {
+  const done = c.answered + c.skipped + c.failed;
+  const filled = c.total ? Math.round((done / c.total) * BAR) : BAR;
+  const bar = '█'.repeat(filled) + '░'.repeat(BAR - filled);
+  const failed = c.failed ? ` · ${c.failed} failed` : '';
+  return `${bar} ${done} of ${c.total} done${failed} · ${money(c)} · ${clock(elapsedMs)}`;
+}
+
+/** The one line every batch ends with, terminal or not. */
+export function summaryLine(c: BatchCounts, elapsedMs: number, limitUsd?: number): string {
+  const parts = [`${c.answered} answered`];
+  if (c.skipped) parts.push(`${c.skipped} skipped (answered before)`);
+  if (c.failed) parts.push(`${c.failed} failed`);
+  const cap = limitUsd === undefined ? '' : ` of the $${limitUsd.toFixed(2)} cap`;
+  const seconds = (elapsedMs / 1000).toFixed(1);
+  return `Batch of ${c.total} question${c.total === 1 ? '' : 's'}: ${parts.join(', ')} · ${money(c)}${cap} spent · ${seconds} s`;
+}
+
+export class BatchProgress {
+  readonly counts: BatchCounts;
+  private readonly started = performance.now();
+  private readonly timer?: NodeJS.Timeout;
+  private readonly live: boolean;
+  private shown = false;
+
+  constructor(
+    total: number,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {
+    this.counts = { total, answered: 0, skipped: 0, failed: 0, spentUsd: 0, unpriced: 0 };
+    // A terminal that reports no width is a bare pty: a line redrawn there cannot be measured.
+    this.live = Boolean(stream.isTTY) && stream.columns > 0;
+    if (this.live) {
+      this.timer = setInterval(() => this.draw(), REDRAW_MS);
+      this.timer.unref();
+      this.draw();
+    }
+  }
+
+  get elapsedMs(): number {
+    return performance.now() - this.started;
+  }
+
+  spend(costUsd: number | null): void {
+    if (costUsd === null) this.counts.unpriced++;
+    else this.counts.spentUsd += costUsd;
+    this.draw();
+  }
+
+  done(status: 'answered' | 'skipped' | 'failed'): void {
+    this.counts[status]++;
+    this.draw();
+  }
+
+  /** Writes a line above the bar (stdout and stderr may be the same terminal). */
+  above(write: () => void): void {
+    this.clear();
+    write();
+    this.draw();
+  }
+
+  /** Stops redrawing, and leaves the summary line. */
+  finish(limitUsd?: number): void {
+    if (this.timer) clearInterval(this.timer);
+    this.clear();
+    this.stream.write(`${styleFor(this.stream).dim(summaryLine(this.counts, this.elapsedMs, limitUsd))}\n`);
+  }
+
+  private draw(): void {
+    if (!this.live) return;
+    const text = progressLine(this.counts, this.elapsedMs).slice(0, Math.max(0, this.stream.columns - 1));
+    this.stream.write(`\r\x1b[2K${styleFor(this.stream).dim(text)}`);
+    this.shown = true;
+  }
+
+  private clear(): void {
+    if (this.shown) this.stream.write('\r\x1b[2K');
+    this.shown = false;
+  }
+}
