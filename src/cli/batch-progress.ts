@@ -54,8 +54,7 @@ export class BatchProgress {
     private readonly stream: NodeJS.WriteStream = process.stderr,
   ) {
     this.counts = { total, answered: 0, skipped: 0, failed: 0, spentUsd: 0, unpriced: 0 };
-    // A terminal that reports no width is a bare pty: a line redrawn there cannot be measured.
-    this.live = Boolean(stream.isTTY) && stream.columns > 0;
+    this.live = Boolean(stream.isTTY);
     if (this.live) {
       this.timer = setInterval(() => this.draw(), REDRAW_MS);
       this.timer.unref();
@@ -94,7 +93,9 @@ export class BatchProgress {
 
   private draw(): void {
     if (!this.live) return;
-    const text = progressLine(this.counts, this.elapsedMs).slice(0, Math.max(0, this.stream.columns - 1));
+    // A bare pty reports no width: the line is kept under the usual 80 columns there.
+    const width = this.stream.columns > 0 ? this.stream.columns : 80;
+    const text = progressLine(this.counts, this.elapsedMs).slice(0, width - 1);
     this.stream.write(`\r\x1b[2K${styleFor(this.stream).dim(text)}`);
     this.shown = true;
   }

@@ -73,6 +73,10 @@ function answeredBefore(
   );
 }
 
+/** Why a question was not started: the batch's cap stopped a run with no call left to give room back. */
+const capSpent = (purse: Purse) =>
+  `Not started: the batch's $${purse.limitUsd.toFixed(2)} cap (--max-cost) is spent as far as a question can use it ($${purse.spent.toFixed(2)} spent). Raise the cap and run the batch again: answered questions are skipped.`;
+
 export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   const { base } = o;
   const summary: BatchSummary = { answered: 0, skipped: 0, failed: 0, cancelled: false };
@@ -98,6 +102,10 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   }
 
   const runOne = async ({ q, overrides }: (typeof todo)[number]) => {
+    if (purse?.exhausted) {
+      report({ status: 'failed', line: q.line, question: q.question, error: capSpent(purse) });
+      return;
+    }
     const runId = randomUUID();
     try {
       const result = await runResearch({
@@ -105,6 +113,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
         ...overrides,
         question: q.question,
         runId,
+        // A signal per question: what a run's calls leave on it goes with it, not onto the batch's.
+        signal: base.signal && AbortSignal.any([base.signal]),
         extractSlots,
         purse,
         onEvent: (e) => {

@@ -171,6 +171,7 @@ export class Budget {
       if (call.final || this.need(call, cost) <= this.limitUsd) break;
       if (p.inFlight === 0) {
         this.stop = true;
+        p.exhausted = true;
         return undefined;
       }
       await p.changed();

@@ -11,6 +11,8 @@ export class Purse {
   spent = 0;
   reserved = 0;
   inFlight = 0;
+  /** A call was refused with none in flight to give room back: a batch starts no further question. */
+  exhausted = false;
   private waiters: (() => void)[] = [];
   private readonly claims = new Map<string, WriteClaim>();
 
