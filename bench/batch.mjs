@@ -3,48 +3,34 @@
 // loopback model (OpenAI Chat Completions, streamed) whose every call takes a fixed time. Each question
 // plans, reads three local documents (extracted in parallel) and writes, so its critical path is
 // plan + extract + write; a batch of N questions at --parallel p ideally takes ceil(N / p) of those.
-// Prints, per --parallel, the wall time of the whole command and the model-call span (first plan request
-// → last write reply) beside that ideal, and as a reference measured in the same run, one question
-// answered alone (`agent research`, no batch).
-// Usage: npm run build && node bench/batch.mjs [questions] [--parallel 1,2,4]
+// The reference, measured in the same run: one question answered alone (`agent research`, no batch), its
+// model-call span (first plan request → last write reply). Prints, per --parallel p, the batch's span
+// beside ceil(N / p) of that reference (the batch's own overhead) and of the fixed latencies (what the
+// chain adds per call as well), its wall time, its CPU time per question and the mean time per step.
+// Usage: npm run build && node bench/batch.mjs [questions] [--parallel 1,2,4] [--cpu-prof]   (batch profiles land in ./prof/)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentEnv, policyDocs, chatSse as sse } from './support/loopback.mjs';
 
 const args = process.argv.slice(2);
 const QUESTIONS = Number(args.find((a) => /^\d+$/.test(a)) ?? 50);
 const flag = args.indexOf('--parallel');
 const PARALLEL = (flag >= 0 ? args[flag + 1] : '1,2,4').split(',').map(Number);
+const profile = args.includes('--cpu-prof');
 const MS = { plan: 150, extract: 300, write: 300 };
 const PER_QUESTION = MS.plan + MS.extract + MS.write;
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-batch-'));
-const docs = join(home, 'docs');
-mkdirSync(docs);
-for (let i = 0; i < 30; i++)
-  writeFileSync(
-    join(docs, `doc-${i}.md`),
-    `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
-  );
+const docs = policyDocs(home);
 
 let first = 0;
 let last = 0;
 let calls = 0;
-
-function sse(text) {
-  const chunk = (delta, finish = null) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  return (
-    chunk({ role: 'assistant', content: text }) +
-    chunk({}, 'stop') +
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n` +
-    'data: [DONE]\n\n'
-  );
-}
 
 function modelReply(body) {
   const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
@@ -76,18 +62,7 @@ const server = createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const env = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
-    ),
-  ),
-  OPENAI_BASE_URL: `${base}/v1`,
-  OPENAI_API_KEY: 'bench',
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  NO_COLOR: '1',
-};
+const env = agentEnv(base, home, { NO_COLOR: '1' });
 const common = [
   'research',
   '--provider',
@@ -101,15 +76,23 @@ const common = [
 ];
 const question = (i) => `What is the limit of item ${i} (run ${i})?`;
 
-/** Runs the CLI; resolves with wall time, model-call span and model calls. */
+const cpuHook = new URL('./support/cpu-at-exit.mjs', import.meta.url).href;
+
+/** Runs the CLI; resolves with wall time, model-call span, CPU time (ms), model calls and stdout. */
 function run(extra, db, input) {
   first = 0;
   last = 0;
   calls = 0;
+  const cpuFile = join(home, 'cpu.json');
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...common, ...extra], {
-      env: { ...env, AGENT_DB: db },
+    const node = [
+      '--import',
+      cpuHook,
+      ...(profile && extra.includes('--batch') ? ['--cpu-prof', '--cpu-prof-dir=prof'] : []),
+    ];
+    const child = spawn(process.execPath, [...node, bin, ...common, ...extra], {
+      env: { ...env, AGENT_DB: db, BENCH_CPU_FILE: cpuFile },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -123,12 +106,14 @@ function run(extra, db, input) {
     child.stdin.end(input ?? '');
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`agent exited ${code}: ${stderr}`));
-      resolve({ wall: performance.now() - started, span: last - first, calls, stdout });
+      const { user, system } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+      const cpu = (user + system) / 1000;
+      resolve({ wall: performance.now() - started, span: last - first, cpu, calls, stdout });
     });
   });
 }
 
-const pct = (value, ideal) => `${(((value - ideal) / ideal) * 100).toFixed(1)}%`;
+const pct = (value, ideal) => `${value >= ideal ? '+' : ''}${(((value - ideal) / ideal) * 100).toFixed(1)}%`;
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 // Every run gets a fresh database (nothing is skipped), whose index is built once beforehand.
@@ -138,21 +123,39 @@ const freshDb = async () => {
   return db;
 };
 
-const single = await run([question(0)], await freshDb());
+const singles = [];
+for (let i = 0; i < 3; i++) singles.push(await run([question(i)], await freshDb()));
+singles.sort((a, b) => a.span - b.span);
+const single = singles[1];
 console.log(
-  `reference: one question alone: wall ${s(single.wall)}, model-call span ${s(single.span)} (ideal ${s(PER_QUESTION)}, overhead ${pct(single.span, PER_QUESTION)})`,
+  `reference, one question alone (agent research, median of 3): model-call span ${s(single.span)} (fixed latencies ${s(PER_QUESTION)}), wall ${s(single.wall)}, CPU ${single.cpu.toFixed(0)} ms`,
 );
 console.log(
-  `${QUESTIONS} questions, each plan ${MS.plan} ms + 3 extractions ${MS.extract} ms (in parallel) + write ${MS.write} ms:`,
+  `${QUESTIONS} questions, each plan ${MS.plan} ms + 3 extractions ${MS.extract} ms at once + write ${MS.write} ms = ${PER_QUESTION} ms; ideal at --parallel p: ceil(${QUESTIONS} / p) x ${PER_QUESTION} ms, and ceil(${QUESTIONS} / p) x the span of one question at --parallel 1:`,
 );
 const file = Array.from({ length: QUESTIONS }, (_, i) => question(i)).join('\n');
+let serial; // one question's share of the --parallel 1 span: the chain's own cost per question included
 for (const p of PARALLEL) {
   const r = await run(['--batch', '-', '--parallel', String(p)], await freshDb(), file);
-  const lines = r.stdout.trimEnd().split('\n').length;
-  if (lines !== QUESTIONS) throw new Error(`expected ${QUESTIONS} lines, got ${lines}`);
-  const ideal = Math.ceil(QUESTIONS / p) * PER_QUESTION;
+  const lines = r.stdout.trimEnd().split('\n');
+  if (lines.length !== QUESTIONS) throw new Error(`expected ${QUESTIONS} lines, got ${lines.length}`);
+  const rounds = Math.ceil(QUESTIONS / p);
+  if (p === 1) serial = r.span / QUESTIONS;
+  const steps = {};
+  for (const line of lines)
+    for (const [step, sec] of Object.entries(JSON.parse(line).timings ?? {}))
+      steps[step] = (steps[step] ?? 0) + (sec * 1000) / QUESTIONS;
+  const perStep = Object.entries(steps)
+    .map(([step, ms]) => `${step} ${ms.toFixed(0)}`)
+    .join(', ');
+  const fixed = rounds * PER_QUESTION;
+  const scaled =
+    serial === undefined
+      ? ''
+      : ` · ${s(rounds * serial)} from --parallel 1 (${pct(r.span, rounds * serial)})`;
   console.log(
-    `  --parallel ${p}: wall ${s(r.wall)}, model-call span ${s(r.span)} · ideal ${s(ideal)} · overhead: span ${pct(r.span, ideal)}, wall ${pct(r.wall, ideal)} · ${r.calls} model calls`,
+    `  --parallel ${p}: span ${s(r.span)} · ideal ${s(fixed)} (${pct(r.span, fixed)})${p === 1 ? '' : scaled} · wall ${s(r.wall)} · CPU ${(r.cpu / QUESTIONS).toFixed(0)} ms a question · ${r.calls} model calls`,
   );
+  console.log(`    mean ms a question by step: ${perStep}`);
 }
 server.close();

@@ -9,11 +9,12 @@
 // slow page → its extraction → write = 400 + 1,200 + 400 + 400 = 2,400 ms.
 // Usage: npm run build && node bench/chain.mjs [runs] [--cpu-prof]   (profiles land in ./prof/)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentEnv, policyDocs, chatSse as sse } from './support/loopback.mjs';
 
 const profile = process.argv.includes('--cpu-prof');
 const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
@@ -22,30 +23,13 @@ const CRITICAL = MS.plan + MS.slowPage + MS.extract + MS.write;
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-chain-'));
-const docs = join(home, 'docs');
-mkdirSync(docs);
-for (let i = 0; i < 30; i++)
-  writeFileSync(
-    join(docs, `doc-${i}.md`),
-    `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
-  );
+const docs = policyDocs(home);
 writeFileSync(join(docs, 'long.md'), `# Long manual\n\n${'The long limit is $9. '.repeat(400)}\n`);
 
 let t0 = 0;
 let timeline = [];
 const now = () => performance.now() - t0;
 const mark = (what) => timeline.push({ at: now(), what });
-
-function sse(text) {
-  const chunk = (delta, finish = null) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  return (
-    chunk({ role: 'assistant', content: text }) +
-    chunk({}, 'stop') +
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n` +
-    'data: [DONE]\n\n'
-  );
-}
 
 function modelReply(body) {
   const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
@@ -115,22 +99,12 @@ const server = createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const env = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
-    ),
-  ),
-  OPENAI_BASE_URL: `${base}/v1`,
-  OPENAI_API_KEY: 'bench',
+const env = agentEnv(base, home, {
   BRAVE_SEARCH_KEY: 'bench',
   BRAVE_SEARCH_URL: `${base}/search`,
   AGENT_ALLOW_HOSTS: new URL(base).host,
-  AGENT_DB: join(home, 'agent.db'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
   NO_COLOR: '1',
-};
+});
 const args = [
   bin,
   'research',

@@ -4,7 +4,7 @@ import { runsOfQuestion, type SavedRun } from '../store/research-runs.js';
 import { type BatchEntry, type BatchOverrides, type BatchQuestion, isLineError } from './batch-file.js';
 import { limiter } from './model-call.js';
 import { DEFAULT_CONCURRENCY } from './model-chain.js';
-import { runResearch, settingsOf } from './pipeline.js';
+import { indexStep, runResearch, settingsOf } from './pipeline.js';
 import { Purse } from './purse.js';
 import { resultJson } from './result-json.js';
 import type { ResearchOptions, ResearchResult, ResearchSettings } from './types.js';
@@ -87,6 +87,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   const extractSlots = limiter(base.concurrency ?? DEFAULT_CONCURRENCY);
   const purse = base.models && base.maxCostUsd !== undefined ? new Purse(base.maxCostUsd, true) : undefined;
 
+  // Once for the whole batch: each question would otherwise walk the content folder again.
+  await indexStep(base, () => {});
   // Decided before anything runs, so that the same file always skips the same lines.
   const todo: { q: BatchQuestion; overrides: BatchOverrides }[] = [];
   for (const entry of o.entries) {
@@ -113,6 +115,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
         ...overrides,
         question: q.question,
         runId,
+        indexed: true,
         // A signal per question: what a run's calls leave on it goes with it, not onto the batch's.
         signal: base.signal && AbortSignal.any([base.signal]),
         extractSlots,

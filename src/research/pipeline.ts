@@ -54,7 +54,10 @@ export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
 }
 
 /** Brings the document index up to date, saying what could not be read. */
-async function indexStep(o: ResearchOptions, emit: (e: ResearchEvent) => void): Promise<void> {
+export async function indexStep(
+  o: Pick<ResearchOptions, 'db' | 'contentDir' | 'signal'>,
+  emit: (e: ResearchEvent) => void,
+): Promise<void> {
   emit({ type: 'step', name: 'index' });
   const stats = await refreshIndex(o.db, o.contentDir, {
     signal: o.signal,
@@ -90,7 +93,8 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   const runId = o.runId ?? randomUUID();
   const settings = settingsOf(o);
   const createdAt = new Date().toISOString();
-  await indexStep(o, emit);
+  // A batch brings the index up to date once, before its first question.
+  if (!o.indexed) await indexStep(o, emit);
 
   if (!o.models) {
     const ignored = [settings.report && '--report', settings.depth > 1 && '--depth'].filter(Boolean);

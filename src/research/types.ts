@@ -144,6 +144,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   verify?: boolean;
   /** A spending cap in US dollars (`--max-cost`): collection stops before a call could break it. */
   maxCostUsd?: number;
+  /** The content folder's index is already up to date (a batch indexes once for all its questions). */
+  indexed?: boolean;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDb } from '../support/cli.js';
 import { json, type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { hasScript, terminalAgent } from '../support/pty.js';
-import { contentFolder } from '../support/research-world.js';
+import { contentFolder, LOOPBACK_RESEARCH, prices } from '../support/research-world.js';
 import { chatSse } from '../support/sse-builders.js';
 
 // `agent research --batch` against a loopback model (OpenAI Chat Completions) that answers by step and
@@ -55,12 +55,11 @@ async function model(req: RecordedRequest) {
   return sse(chatSse({ text: 'The limit is listed [1].' }, body.model));
 }
 
-/** A price file in USD per million tokens. */
-function prices(table: Record<string, { input: number; output: number }>): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'agent-prices-')), 'prices.json');
-  writeFileSync(path, JSON.stringify(table));
-  return path;
-}
+const modelEnv = (db: string) => ({
+  OPENAI_BASE_URL: `${server.url}/v1`,
+  AGENT_DB: db,
+  AGENT_PRICES: prices({ small: { input: 1, output: 10 }, large: { input: 1, output: 10 } }),
+});
 
 function batchFile(lines: string[]): string {
   const path = join(mkdtempSync(join(tmpdir(), 'agent-batch-')), 'questions.txt');
@@ -87,28 +86,7 @@ afterEach(() => server.close());
 
 describe('agent research --batch', () => {
   const batch = (args: string[], db: string, input?: string) =>
-    runCli(
-      [
-        'research',
-        '--provider',
-        'openai-compatible',
-        '--small-model',
-        'small',
-        '--large-model',
-        'large',
-        '--content',
-        content,
-        ...args,
-      ],
-      {
-        input,
-        env: {
-          OPENAI_BASE_URL: `${server.url}/v1`,
-          AGENT_DB: db,
-          AGENT_PRICES: prices({ small: { input: 1, output: 10 }, large: { input: 1, output: 10 } }),
-        },
-      },
-    );
+    runCli([...LOOPBACK_RESEARCH, '--content', content, ...args], { input, env: modelEnv(db) });
 
   it('answers every line, reports the failed one and goes on; a re-run skips what was answered', async () => {
     const db = tempDb();
@@ -196,24 +174,8 @@ describe('agent research --batch', () => {
   it.skipIf(!hasScript)('shows a progress bar with the spend on a terminal, then the summary', async () => {
     const file = batchFile(QUESTIONS.slice(0, 2));
     const t = terminalAgent(
-      [
-        'research',
-        '--provider',
-        'openai-compatible',
-        '--small-model',
-        'small',
-        '--large-model',
-        'large',
-        '--content',
-        content,
-        '--batch',
-        file,
-      ],
-      {
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        AGENT_DB: tempDb(),
-        AGENT_PRICES: prices({ small: { input: 1, output: 10 }, large: { input: 1, output: 10 } }),
-      },
+      [...LOOPBACK_RESEARCH, '--content', content, '--batch', file],
+      modelEnv(tempDb()),
     );
     await t.waitFor(/░+ 0 of 2 done · \$0\.00 · 0:0\d/);
     await t.waitFor(/█+░* 1 of 2 done · \$0\.\d\d · 0:\d\d/);

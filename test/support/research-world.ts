@@ -17,6 +17,24 @@ export function contentFolder(files: Record<string, string | Buffer>): string {
   return dir;
 }
 
+/** A price file in USD per million tokens. */
+export function prices(table: Record<string, { input: number; output: number }>): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'agent-prices-')), 'prices.json');
+  writeFileSync(path, JSON.stringify(table));
+  return path;
+}
+
+/** The research command on the loopback model (OpenAI-compatible) with models named small and large. */
+export const LOOPBACK_RESEARCH = [
+  'research',
+  '--provider',
+  'openai-compatible',
+  '--small-model',
+  'small',
+  '--large-model',
+  'large',
+];
+
 export interface Page {
   body: string | Buffer;
   type?: string;
