@@ -3,10 +3,11 @@
 // loopback model (OpenAI Chat Completions, streamed) whose every call takes a fixed time. Each question
 // plans, reads three local documents (extracted in parallel) and writes, so its critical path is
 // plan + extract + write; a batch of N questions at --parallel p ideally takes ceil(N / p) of those.
-// The reference, measured in the same run: one question answered alone (`agent research`, no batch), its
-// model-call span (first plan request → last write reply). Prints, per --parallel p, the batch's span
-// beside ceil(N / p) of that reference (the batch's own overhead) and of the fixed latencies (what the
-// chain adds per call as well), its wall time, its CPU time per question and the mean time per step.
+// Prints, per --parallel p, the batch's model-call span (first plan request → last write reply) beside
+// the ideal at the fixed latencies and beside a reference measured just before it on the same machine: a
+// bare Node process making the same calls with the same parallelism (bench/support/bare-client.mjs), which
+// shows what this machine's load adds to every call; then the batch's wall time, CPU time per question
+// (load does not inflate it) and mean time per step. Also one question alone (`agent research`).
 // Usage: npm run build && node bench/batch.mjs [questions] [--parallel 1,2,4] [--cpu-prof]   (batch profiles land in ./prof/)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -113,6 +114,23 @@ function run(extra, db, input) {
   });
 }
 
+const bareClient = fileURLToPath(new URL('./support/bare-client.mjs', import.meta.url));
+/** The same calls from a bare Node process (see support/bare-client.mjs): this machine's floor, in ms. */
+function floor(p) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bareClient, base, String(QUESTIONS), String(p)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`bare client exited ${code}`)),
+    );
+  });
+}
+
 const pct = (value, ideal) => `${value >= ideal ? '+' : ''}${(((value - ideal) / ideal) * 100).toFixed(1)}%`;
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -131,16 +149,14 @@ console.log(
   `reference, one question alone (agent research, median of 3): model-call span ${s(single.span)} (fixed latencies ${s(PER_QUESTION)}), wall ${s(single.wall)}, CPU ${single.cpu.toFixed(0)} ms`,
 );
 console.log(
-  `${QUESTIONS} questions, each plan ${MS.plan} ms + 3 extractions ${MS.extract} ms at once + write ${MS.write} ms = ${PER_QUESTION} ms; ideal at --parallel p: ceil(${QUESTIONS} / p) x ${PER_QUESTION} ms, and ceil(${QUESTIONS} / p) x the span of one question at --parallel 1:`,
+  `${QUESTIONS} questions, each plan ${MS.plan} ms + 3 extractions ${MS.extract} ms at once + write ${MS.write} ms = ${PER_QUESTION} ms; ideal at --parallel p: ceil(${QUESTIONS} / p) x ${PER_QUESTION} ms; bare client: the same calls from a bare Node process, just before:`,
 );
 const file = Array.from({ length: QUESTIONS }, (_, i) => question(i)).join('\n');
-let serial; // one question's share of the --parallel 1 span: the chain's own cost per question included
 for (const p of PARALLEL) {
+  const bare = await floor(p);
   const r = await run(['--batch', '-', '--parallel', String(p)], await freshDb(), file);
   const lines = r.stdout.trimEnd().split('\n');
   if (lines.length !== QUESTIONS) throw new Error(`expected ${QUESTIONS} lines, got ${lines.length}`);
-  const rounds = Math.ceil(QUESTIONS / p);
-  if (p === 1) serial = r.span / QUESTIONS;
   const steps = {};
   for (const line of lines)
     for (const [step, sec] of Object.entries(JSON.parse(line).timings ?? {}))
@@ -148,13 +164,9 @@ for (const p of PARALLEL) {
   const perStep = Object.entries(steps)
     .map(([step, ms]) => `${step} ${ms.toFixed(0)}`)
     .join(', ');
-  const fixed = rounds * PER_QUESTION;
-  const scaled =
-    serial === undefined
-      ? ''
-      : ` · ${s(rounds * serial)} from --parallel 1 (${pct(r.span, rounds * serial)})`;
+  const ideal = Math.ceil(QUESTIONS / p) * PER_QUESTION;
   console.log(
-    `  --parallel ${p}: span ${s(r.span)} · ideal ${s(fixed)} (${pct(r.span, fixed)})${p === 1 ? '' : scaled} · wall ${s(r.wall)} · CPU ${(r.cpu / QUESTIONS).toFixed(0)} ms a question · ${r.calls} model calls`,
+    `  --parallel ${p}: span ${s(r.span)} · ideal ${s(ideal)} (${pct(r.span, ideal)}) · bare client ${s(bare)} (${pct(r.span, bare)}) · wall ${s(r.wall)} · CPU ${(r.cpu / QUESTIONS).toFixed(0)} ms a question · ${r.calls} model calls`,
   );
   console.log(`    mean ms a question by step: ${perStep}`);
 }
