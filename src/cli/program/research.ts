@@ -114,7 +114,7 @@ Examples:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
   agent research --batch questions.txt --parallel 4 --max-cost 5 > answers.jsonl
-  printf '%s\n' '{"question": "How are refunds approved?", "report": true}' | agent research --batch -
+  printf '%s\\n' '{"question": "How are refunds approved?", "report": true}' | agent research --batch -
 
 --plan --json prints {"plan": {"documents": [{"slug", "title"}], "searches": ["query"]}, "usage": {...}};
 --plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.
