@@ -118,7 +118,6 @@ export class Budget {
   constructor(private readonly o: BudgetOptions) {
     this.purse = o.purse ?? new Purse(o.limitUsd);
     this.limitUsd = this.purse.limitUsd;
-    if (o.purse && o.runId) o.purse.join(o.runId, this);
   }
 
   /** What the purse has spent: this run's, or under a batch the whole batch's. */
@@ -169,13 +168,14 @@ export class Budget {
     for (;;) {
       if (!call.final && this.stop) return undefined;
       if (call.final || this.need(call, cost) <= this.limitUsd) break;
-      if (p.inFlight === 0) {
+      if (!p.mayFree(this)) {
         this.stop = true;
-        p.exhausted = true;
         return undefined;
       }
-      await p.changed();
+      await p.wait(this);
     }
+    // A batch's run holds back its write step from its first call on (not while it waits for room).
+    if (this.o.runId) p.join(this.o.runId, this);
     p.reserved += cost;
     p.inFlight++;
     if (call.notes) this.pendingNoteTokens += call.maxTokens;

@@ -11,10 +11,12 @@ export class Purse {
   spent = 0;
   reserved = 0;
   inFlight = 0;
-  /** A call was refused with none in flight to give room back: a batch starts no further question. */
+  /** A call was refused when no other run was left to give room back: a batch starts no more questions. */
   exhausted = false;
   private waiters: (() => void)[] = [];
   private readonly claims = new Map<string, WriteClaim>();
+  /** Runs waiting for room. */
+  private readonly waiting = new Set<WriteClaim>();
 
   /** `shared`: a batch's purse, so that messages speak of the batch's cap. */
   constructor(
@@ -25,6 +27,32 @@ export class Purse {
   /** A run joins under its id; its write reserve counts against the others' calls until it leaves. */
   join(runId: string, claim: WriteClaim): void {
     this.claims.set(runId, claim);
+  }
+
+  /**
+   * Whether room may still come back for a run that waits: a call in flight will settle, or another run
+   * that is not itself waiting will make a call or leave. When none can, the run stops instead of waiting
+   * (two runs waiting on each other would wait for ever); alone, it leaves the batch nothing to start on.
+   */
+  mayFree(claim: WriteClaim): boolean {
+    if (this.inFlight > 0) return true;
+    for (const other of this.claims.values()) if (other !== claim && !this.waiting.has(other)) return true;
+    if (![...this.claims.values()].some((other) => other !== claim)) this.exhausted = true;
+    return false;
+  }
+
+  /**
+   * Waits for a change (a call settled, a run left) before the run checks again. Every wait ends: the
+   * last run to wait saw a call in flight (it settles) or a run not waiting, which will settle a call,
+   * stop (and write, or fail and leave) or leave.
+   */
+  async wait(claim: WriteClaim): Promise<void> {
+    this.waiting.add(claim);
+    try {
+      await this.changed();
+    } finally {
+      this.waiting.delete(claim);
+    }
   }
 
   /** The run is over (answered, failed or cancelled): what it held back is free for the others. */
@@ -39,8 +67,7 @@ export class Purse {
     return sum;
   }
 
-  /** Resolves when a call settles or a run leaves: room may have come back. */
-  changed(): Promise<void> {
+  private changed(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

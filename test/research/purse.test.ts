@@ -26,23 +26,56 @@ describe('a shared purse', () => {
     const b = run(purse, 'b');
     (await a.admit({ model: 'm', inputChars: 0, maxTokens: 4 }))!.settle(4);
     expect(b.spentUsd).toBe(4);
-    expect(await b.admit({ model: 'm', inputChars: 0, maxTokens: 2 })).toBeUndefined();
+    // b's call does not fit: it waits while a may still give room back, and stops once a has left.
+    const pending = b.admit({ model: 'm', inputChars: 0, maxTokens: 2 });
+    purse.leave('a');
+    expect(await pending).toBeUndefined();
     expect(b.stopped).toBe(true);
     expect(a.stopped).toBe(false);
+    expect(purse.exhausted).toBe(true);
   });
 
-  it('keeps every unfinished run its write step, and frees it when the run leaves', async () => {
+  it('holds back the write step of every run that has begun, until it leaves', async () => {
     const purse = new Purse(10, true);
     const a = run(purse, 'a', 6);
-    expect(a.leftUsd).toBe(10);
     const b = run(purse, 'b', 3);
-    expect(a.leftUsd).toBe(7);
-    // b may spend 10 - 6 (a's write) - 3 (its own write) = 1 at most.
+    expect(b.leftUsd).toBe(10);
+    // a's first call (free) makes its write step ($6 at worst) a claim on the purse.
+    (await a.admit({ model: 'm', inputChars: 0, maxTokens: 0 }))!.settle(0);
     expect(b.leftUsd).toBe(4);
-    expect(await b.admit({ model: 'm', inputChars: 0, maxTokens: 2 })).toBeUndefined();
-    const c = run(purse, 'c', 3);
+    expect(a.leftUsd).toBe(10);
+    // b's $2 call and its own $3 write do not fit beside a's $6: it waits for a, which is not waiting.
+    let admitted: unknown = 'waiting';
+    const pending = b.admit({ model: 'm', inputChars: 0, maxTokens: 2 }).then((t) => {
+      admitted = t;
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(admitted).toBe('waiting');
     purse.leave('a');
-    expect(await c.admit({ model: 'm', inputChars: 0, maxTokens: 2 })).toBeTruthy();
+    await pending;
+    expect(admitted).toBeTruthy();
+    expect(b.stopped).toBe(false);
+  });
+
+  it('stops a run rather than let two wait for each other, and is spent when no run is left', async () => {
+    const purse = new Purse(10, true);
+    const a = run(purse, 'a', 4);
+    const b = run(purse, 'b', 4);
+    (await a.admit({ model: 'm', inputChars: 0, maxTokens: 0 }))!.settle(0);
+    (await b.admit({ model: 'm', inputChars: 0, maxTokens: 0 }))!.settle(0);
+    // a waits for b (not waiting); b then finds a waiting and nothing in flight: b stops.
+    const first = a.admit({ model: 'm', inputChars: 0, maxTokens: 3 });
+    expect(await b.admit({ model: 'm', inputChars: 0, maxTokens: 3 })).toBeUndefined();
+    expect(purse.exhausted).toBe(false);
+    // b writes (always admitted) and leaves: a's call fits now.
+    (await b.admit({ model: 'w', inputChars: 0, maxTokens: 4, final: true }))!.settle(1);
+    purse.leave('b');
+    const ticket = await first;
+    expect(ticket).toBeTruthy();
+    ticket!.settle(3);
+    // Alone, a call that does not fit leaves the batch nothing to start another question on.
+    expect(await a.admit({ model: 'm', inputChars: 0, maxTokens: 9 })).toBeUndefined();
+    expect(purse.exhausted).toBe(true);
   });
 
   it('makes a call wait for another run’s call in flight, then admits it when room comes back', async () => {
