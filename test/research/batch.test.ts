@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Price } from '../../src/providers/prices.js';
 import { type BatchOutcome, outcomeJson, runBatch } from '../../src/research/batch.js';
 import { parseBatch } from '../../src/research/batch-file.js';
 import { openStore } from '../../src/store/open.js';
 import { saveRun } from '../../src/store/research-runs.js';
-import type { ModelRequest } from '../../src/types.js';
-import { contentFolder, researchModel } from '../support/research-world.js';
+import { billedModel, contentFolder, price } from '../support/research-world.js';
 
 // The batch runner in process, with a scripted model: which saved runs count as answered, and a
 // spending cap that holds for the whole batch whatever its parallelism.
@@ -17,40 +15,12 @@ const docs = Object.fromEntries(
   ]),
 );
 const contentDir = contentFolder(docs);
-const price = (input: number, output: number): Price => ({
-  input,
-  output,
-  cacheRead: input / 10,
-  cacheWrite: input,
-  source: 'test',
-});
-
-/** Plans to read every document; each extraction bills 4,000 output tokens ($0.04 at $10 a million). */
-function billedModel() {
-  const base = researchModel({
-    plan: () => JSON.stringify({ documents: Object.keys(docs).map((d) => d.slice(0, -3)), searches: [] }),
-    extractDelay: 5,
-  });
-  const provider = {
-    ...base,
-    async complete(request: ModelRequest) {
-      const reply = await base.complete(request);
-      const chars = (request.system ?? '').length + JSON.stringify(request.messages).length;
-      const output = request.system?.includes('You extract facts') ? 4000 : 200;
-      return {
-        ...reply,
-        usage: { input: Math.ceil(chars / 4), output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-      };
-    },
-  };
-  return { base, provider };
-}
 
 function batch(
   text: string,
   o: { maxCostUsd?: number; parallel?: number; db?: ReturnType<typeof openStore> } = {},
 ) {
-  const { base, provider } = billedModel();
+  const { base, provider } = billedModel(Object.keys(docs).map((d) => d.slice(0, -3)));
   const outcomes: BatchOutcome[] = [];
   let spent = 0;
   const promise = runBatch({
