@@ -21,7 +21,11 @@ const clock = (ms: number) => {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
-const money = (c: BatchCounts) => `${formatUsd(c.spentUsd)}${c.unpriced ? ' + unknown' : ''}`;
+/** Dollars spent; calls to a model with no known price make it "unknown", or "+ unknown" beside priced ones. */
+const money = (c: BatchCounts) => {
+  if (!c.unpriced) return formatUsd(c.spentUsd);
+  return c.spentUsd ? `${formatUsd(c.spentUsd)} + unknown` : 'unknown';
+};
 
 /** The line under the bar's redraws: `██████░░░░ 3 of 5 done · 1 failed · $0.02 · 0:42`. */
 export function progressLine(c: BatchCounts, elapsedMs: number): string {
