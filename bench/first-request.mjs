@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentEnv } from './support/loopback.mjs';
 
 const runs = Number(process.argv[2] ?? 15);
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
@@ -24,18 +25,7 @@ const server = createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const env = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
-    ),
-  ),
-  OPENAI_BASE_URL: `${base}/v1`,
-  OPENAI_API_KEY: 'bench',
-  AGENT_DB: join(home, 'agent.db'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-};
+const env = agentEnv(base, home);
 
 /** Milliseconds from spawn to the server's first request (or to exit, for `untilExit`). */
 function once(args, { untilExit = false, input } = {}) {

@@ -2,6 +2,7 @@ import { AgentError, UsageError } from '../errors.js';
 import { priceFilePath } from '../providers/price-file.js';
 import { costOf, findPrice, type Price } from '../providers/prices.js';
 import { writePrompt } from './prompts.js';
+import { Purse } from './purse.js';
 import type { ModelSetup, ResearchOptions } from './types.js';
 
 // A spending cap (`--max-cost`) for a research run: a model call starts only when what has been spent,
@@ -99,27 +100,40 @@ export interface BudgetOptions {
   price: (model: string) => Price;
   /** The model, output cap and fixed prompt text (system prompt, question) of the write step. */
   write: { model: string; maxTokens: number; baseChars: number };
+  /** A batch's purse, shared by its runs (this run joins it under `runId`); else the run has its own. */
+  purse?: Purse;
+  runId?: string;
 }
 
 /** The cap's bookkeeping for one run. */
 export class Budget {
   readonly limitUsd: number;
-  private spent = 0;
-  private reserved = 0;
-  private inFlight = 0;
+  private readonly purse: Purse;
   /** Characters of notes gathered, and output tokens of extractions still running (future notes). */
   private noteChars = 0;
   private pendingNoteTokens = 0;
-  private waiters: (() => void)[] = [];
   private stop = false;
   private written = false;
 
   constructor(private readonly o: BudgetOptions) {
-    this.limitUsd = o.limitUsd;
+    this.purse = o.purse ?? new Purse(o.limitUsd);
+    this.limitUsd = this.purse.limitUsd;
   }
 
+  /** What the purse has spent: this run's, or under a batch the whole batch's. */
   get spentUsd(): number {
-    return this.spent;
+    return this.purse.spent;
+  }
+
+  /** A batch's cap, shared with other runs. */
+  get shared(): boolean {
+    return this.purse.shared;
+  }
+
+  /** What is left under the cap for this run: the others' calls in flight and write steps held back. */
+  get leftUsd(): number {
+    const p = this.purse;
+    return Math.max(0, p.limitUsd - p.spent - p.reserved - p.othersReserve(this));
   }
 
   /** Whether a call was refused: collection has stopped. */
@@ -137,8 +151,10 @@ export class Budget {
 
   /** What this call, on top of everything else, would bring the run to at worst. */
   private need(call: CallPlan, cost: number): number {
-    if (call.final) return this.spent + this.reserved + cost;
-    return this.spent + this.reserved + cost + this.writeReserve(call.notes ? call.maxTokens : 0);
+    const p = this.purse;
+    if (call.final) return p.spent + p.reserved + cost;
+    const writes = this.writeReserve(call.notes ? call.maxTokens : 0) + p.othersReserve(this);
+    return p.spent + p.reserved + cost + writes;
   }
 
   /**
@@ -148,34 +164,35 @@ export class Budget {
    */
   async admit(call: CallPlan): Promise<Ticket | undefined> {
     const cost = worstCase(this.o.price(call.model), call.inputChars, call.maxTokens);
+    const p = this.purse;
     for (;;) {
       if (!call.final && this.stop) return undefined;
       if (call.final || this.need(call, cost) <= this.limitUsd) break;
-      if (this.inFlight === 0) {
+      if (!p.mayFree(this)) {
         this.stop = true;
         return undefined;
       }
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
+      await p.wait(this);
     }
-    this.reserved += cost;
-    this.inFlight++;
+    // A batch's run holds back its write step from its first call on (not while it waits for room).
+    if (this.o.runId) p.join(this.o.runId, this);
+    p.reserved += cost;
+    p.inFlight++;
     if (call.notes) this.pendingNoteTokens += call.maxTokens;
     let settled = false;
     return {
       settle: (costUsd, noteChars = 0) => {
         if (settled) return;
         settled = true;
-        this.reserved -= cost;
-        this.inFlight--;
-        this.spent += costUsd ?? cost;
+        p.reserved -= cost;
+        p.inFlight--;
+        p.spent += costUsd ?? cost;
         if (call.final) this.written = true;
         if (call.notes) {
           this.pendingNoteTokens -= call.maxTokens;
           this.noteChars += noteChars + NOTE_HEAD_CHARS;
         }
-        const waiting = this.waiters;
-        this.waiters = [];
-        for (const wake of waiting) wake();
+        p.wake();
       },
     };
   }
@@ -195,13 +212,15 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** The cap for a research run over these models, or undefined when none is set. */
 export function runBudget(
-  o: Pick<ResearchOptions, 'maxCostUsd' | 'userPrices' | 'env' | 'question'>,
+  o: Pick<ResearchOptions, 'maxCostUsd' | 'userPrices' | 'env' | 'question' | 'purse' | 'runId'>,
   m: ModelSetup,
   write: { system: string; maxTokens: number },
 ): Budget | undefined {
-  if (o.maxCostUsd === undefined) return undefined;
+  if (o.maxCostUsd === undefined && !o.purse) return undefined;
   return new Budget({
-    limitUsd: o.maxCostUsd,
+    limitUsd: o.purse?.limitUsd ?? o.maxCostUsd!,
+    purse: o.purse,
+    runId: o.runId,
     price: requirePrices(m.provider.name, [m.smallModel, m.largeModel], o.userPrices ?? {}, o.env),
     write: {
       model: m.largeModel,
@@ -213,12 +232,20 @@ export function runBudget(
 
 /** The notice when the cap ends collection. */
 export function capNotice(budget: Budget, read: number, collected: number): string {
-  return `Stopped collecting at ${usd(budget.spentUsd)} of the ${usd(budget.limitUsd)} cap: ${read} of ${collected} sources read.`;
+  const cap = `${budget.shared ? "the batch's " : 'the '}${usd(budget.limitUsd)} cap`;
+  return `Stopped collecting at ${usd(budget.spentUsd)} of ${cap}: ${read} of ${collected} sources read.`;
 }
 
-/** A cap too low to plan and write at all: a usage error that says what would do. */
-export function capTooLow(budget: Budget, plan: CallPlan): UsageError {
+/**
+ * A cap too low to plan and write at all: a usage error that says what would do. Under a batch's cap it
+ * is this question's failure (the cap is spent or promised to the questions in progress), not a usage error.
+ */
+export function capTooLow(budget: Budget, plan: CallPlan): AgentError {
   const floor = budget.floor(plan);
+  if (budget.shared)
+    return new AgentError(
+      `Not started: the batch's ${usd(budget.limitUsd)} cap (--max-cost) has ${usd(budget.leftUsd)} left, less than planning and writing this question can cost at worst (${usd(floor)} with ${plan.model}). Raise the cap and run the batch again: answered questions are skipped.`,
+    );
   return new UsageError(
     `The ${usd(budget.limitUsd)} cap (--max-cost) does not cover planning and writing at their worst case (${usd(floor)} with ${plan.model}): raise it to at least ${usd(Math.ceil(floor * 100) / 100)}.`,
   );

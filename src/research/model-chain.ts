@@ -144,7 +144,7 @@ export async function modelChain(
   const unread = new Set<Source>();
   const seen = new Set<string>();
   const searched: string[] = [];
-  const extractSlots = limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
+  const extractSlots = o.extractSlots ?? limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
   let rounds = 0;
   // Nothing paid for twice: pages read and facts extracted before are reused (src/cache/).
   const maxAgeMs = o.maxAgeMs ?? DEFAULT_MAX_AGE_MS;

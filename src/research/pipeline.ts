@@ -40,7 +40,7 @@ export const VERIFY_NEEDS_MODEL =
   '--verify needs a model to judge the claims, and extractive mode uses none: drop --verify or --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).';
 
 /** The run's settings: each option as given, else its default. */
-function settingsOf(o: ResearchOptions): ResearchSettings {
+export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
   return {
     depth: o.depth ?? DEFAULT_SETTINGS.depth,
     breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,
@@ -55,7 +55,10 @@ function settingsOf(o: ResearchOptions): ResearchSettings {
 }
 
 /** Brings the document index up to date, saying what could not be read. */
-async function indexStep(o: ResearchOptions, emit: (e: ResearchEvent) => void): Promise<void> {
+export async function indexStep(
+  o: Pick<ResearchOptions, 'db' | 'contentDir' | 'signal'>,
+  emit: (e: ResearchEvent) => void,
+): Promise<void> {
   emit({ type: 'step', name: 'index' });
   const stats = await refreshIndex(o.db, o.contentDir, {
     signal: o.signal,
@@ -143,7 +146,8 @@ async function research(
   // One id for every model call of the run (every attempt of a resumed one), so the ledger groups them.
   const runId = recording?.ledgerId ?? o.runId ?? randomUUID();
   const createdAt = recording?.createdAt ?? new Date().toISOString();
-  await indexStep(o, emit);
+  // A batch brings the index up to date once, before its first question.
+  if (!o.indexed) await indexStep(o, emit);
 
   if (!o.models) {
     const ignored = [settings.report && '--report', settings.depth > 1 && '--depth'].filter(Boolean);

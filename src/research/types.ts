@@ -10,6 +10,7 @@ import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
 import type { FollowUp, Plan } from './plan.js';
 import type { PlanView } from './plan-file.js';
+import type { Purse } from './purse.js';
 import type { PriorReads, Source, SourceReport } from './sources.js';
 
 // The research chain's shared types, in a file of their own so that the stages (model-chain, sources,
@@ -133,6 +134,13 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   signal?: AbortSignal;
   /** Extraction calls in flight at once. */
   concurrency?: number;
+  /**
+   * Runs an extraction when a slot is free: a batch passes one to all its runs, so that `--concurrency`
+   * bounds the batch rather than each run. Absent: the run has `concurrency` slots of its own.
+   */
+  extractSlots?: <T>(task: () => Promise<T>) => Promise<T>;
+  /** A batch's spending cap, shared by its runs (each joins under `runId`); overrides `maxCostUsd`. */
+  purse?: Purse;
   /** After writing, the small model checks each cited claim against its evidence. */
   verify?: boolean;
   /** A spending cap in US dollars (`--max-cost`): collection stops before a call could break it. */
@@ -141,6 +149,8 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   maxAgeMs?: number;
   /** `--refresh`: look nothing up in the page and extraction caches this run (what it gets is stored). */
   refresh?: boolean;
+  /** The content folder's index is already up to date (a batch indexes once for all its questions). */
+  indexed?: boolean;
   /** Keep the finished run in the database (default true). */
   save?: boolean;
   onEvent?: (event: ResearchEvent) => void;

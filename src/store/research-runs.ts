@@ -140,12 +140,28 @@ export function listRuns(db: Db, options: { query?: string; limit?: number } = {
   return rows.map(toSummary);
 }
 
+/** The saved runs of exactly this question in this mode, newest first (a batch skips what they answered). */
+export function runsOfQuestion(db: Db, question: string, mode: string): SavedRun[] {
+  const rows = db
+    .prepare(
+      `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r
+         WHERE r.question = ? AND r.mode = ? AND r.status = 'done' ORDER BY r.created_at DESC, r.id DESC`,
+    )
+    .all(question, mode) as RunRow[];
+  return rows.map(toSaved);
+}
+
+const toSaved = (row: RunRow): SavedRun => ({
+  ...toSummary(row),
+  answer: row.answer,
+  result: JSON.parse(row.result) as Record<string, unknown>,
+});
+
 export function getRun(db: Db, id: number): SavedRun | undefined {
   const row = db
     .prepare(`SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r WHERE r.id = ?`)
     .get(id) as RunRow | undefined;
-  if (!row) return undefined;
-  return { ...toSummary(row), answer: row.answer, result: JSON.parse(row.result) as Record<string, unknown> };
+  return row && toSaved(row);
 }
 
 /** Removes a run; false when there was none with that id. */

@@ -1,22 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { hasScript, terminalChat } from '../support/pty.js';
-import { contentFolder } from '../support/research-world.js';
+import { contentFolder, LOOPBACK_RESEARCH, prices } from '../support/research-world.js';
 import { chatSse } from '../support/sse-builders.js';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
 afterEach(() => server.close());
-
-/** A price file in USD per million tokens. */
-function prices(table: Record<string, { input: number; output: number }>): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'agent-prices-')), 'prices.json');
-  writeFileSync(path, JSON.stringify(table));
-  return path;
-}
 
 const DOCS = Object.fromEntries(
   Array.from({ length: 5 }, (_, i) => [
@@ -49,13 +39,7 @@ describe('agent research --max-cost', () => {
   const research = (args: string[], env: Record<string, string> = {}) =>
     runCli(
       [
-        'research',
-        '--provider',
-        'openai-compatible',
-        '--small-model',
-        'small',
-        '--large-model',
-        'large',
+        ...LOOPBACK_RESEARCH,
         '--breadth',
         '5',
         '--content',

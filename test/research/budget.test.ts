@@ -12,16 +12,7 @@ import {
 import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
 import { resultJson } from '../../src/research/result-json.js';
 import { openStore } from '../../src/store/open.js';
-import type { ModelRequest } from '../../src/types.js';
-import { contentFolder, researchModel } from '../support/research-world.js';
-
-const price = (input: number, output: number): Price => ({
-  input,
-  output,
-  cacheRead: input / 10,
-  cacheWrite: input,
-  source: 'test',
-});
+import { billedModel, contentFolder, price } from '../support/research-world.js';
 
 describe('parsing a cap', () => {
   it('takes dollars with or without $ and decimals; refuses zero, negatives, NaN, words and empty', () => {
@@ -134,23 +125,7 @@ function capped(
   concurrency = 4,
   more: { depth?: number; prices?: Record<string, Price> } = {},
 ) {
-  const base = researchModel({
-    plan: () =>
-      JSON.stringify({ documents: Object.keys(docs).map((d) => d.replace(/\.md$/, '')), searches: [] }),
-    extractDelay: 5,
-  });
-  const provider = {
-    ...base,
-    async complete(request: ModelRequest) {
-      const reply = await base.complete(request);
-      const chars = (request.system ?? '').length + JSON.stringify(request.messages).length;
-      const output = request.system?.includes('You extract facts') ? 4000 : 200;
-      return {
-        ...reply,
-        usage: { input: Math.ceil(chars / 4), output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-      };
-    },
-  };
+  const { base, provider } = billedModel(Object.keys(docs).map((d) => d.replace(/\.md$/, '')));
   const events: ResearchEvent[] = [];
   const promise = runResearch({
     question: 'What are the limits?',

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Price } from '../../src/providers/prices.js';
 import type { ModelRequest, Provider } from '../../src/types.js';
 import { type FakeResponse, json, type RecordedRequest, startFakeServer } from './fake-server.js';
 import { reply, text } from './scripted-provider.js';
@@ -16,6 +17,24 @@ export function contentFolder(files: Record<string, string | Buffer>): string {
   }
   return dir;
 }
+
+/** A price file in USD per million tokens. */
+export function prices(table: Record<string, { input: number; output: number }>): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'agent-prices-')), 'prices.json');
+  writeFileSync(path, JSON.stringify(table));
+  return path;
+}
+
+/** The research command on the loopback model (OpenAI-compatible) with models named small and large. */
+export const LOOPBACK_RESEARCH = [
+  'research',
+  '--provider',
+  'openai-compatible',
+  '--small-model',
+  'small',
+  '--large-model',
+  'large',
+];
 
 export interface Page {
   body: string | Buffer;
@@ -154,3 +173,36 @@ export function researchModel(script: Script): Provider & { calls: ModelCall[]; 
 }
 
 export const stepsOf = (calls: ModelCall[]) => calls.map((c) => c.step);
+
+/** A price in USD per million tokens: cache reads at a tenth of the input, cache writes at the input. */
+export const price = (input: number, output: number): Price => ({
+  input,
+  output,
+  cacheRead: input / 10,
+  cacheWrite: input,
+  source: 'test',
+});
+
+/**
+ * A model that plans to read every one of `slugs` and bills what the spending cap works from: input at
+ * about 4 characters a token, 4,000 output tokens per extraction and 200 for the other steps.
+ */
+export function billedModel(slugs: string[]) {
+  const base = researchModel({
+    plan: () => JSON.stringify({ documents: slugs, searches: [] }),
+    extractDelay: 5,
+  });
+  const provider = {
+    ...base,
+    async complete(request: ModelRequest) {
+      const reply = await base.complete(request);
+      const chars = (request.system ?? '').length + JSON.stringify(request.messages).length;
+      const output = request.system?.includes('You extract facts') ? 4000 : 200;
+      return {
+        ...reply,
+        usage: { input: Math.ceil(chars / 4), output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      };
+    },
+  };
+  return { base, provider };
+}

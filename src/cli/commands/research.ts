@@ -84,6 +84,40 @@ export async function researchModels(
   };
 }
 
+/**
+ * What every run of the command shares, checked before anything is spent: the content folder, web
+ * filters, models (none: extractive mode), prices and spending cap.
+ */
+export async function researchSetup(o: ResearchCommandOptions) {
+  const contentDir = contentDirectory(o.content);
+  const filters = webFilterOptions(o, process.env);
+  const models = await researchModels(o);
+  if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
+  return { contentDir, filters, models };
+}
+
+/** The command line's settings for a run, as the pipeline takes them. */
+export const flagSettings = (o: ResearchCommandOptions) => ({
+  report: o.report,
+  verify: o.verify,
+  depth: o.depth,
+  breadth: o.breadth,
+  perSearch: o.perSearch,
+  maxSources: o.maxSources,
+  concurrency: o.concurrency,
+});
+
+/** The price table and the spending cap; a cap needs a price for every model it covers. */
+export function researchPrices(o: ResearchCommandOptions, models: ModelSetup | undefined) {
+  const ignored = models ? undefined : ignoredFilterFlags(o);
+  if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
+  const userPrices = models ? loadUserPrices() : {};
+  const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  if (models && maxCostUsd !== undefined)
+    requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
+  return { userPrices, maxCostUsd };
+}
+
 export async function runResearchCommand(
   asked: string,
   flags: ResearchCommandOptions,
@@ -98,22 +132,16 @@ export async function runResearchCommand(
     throw new UsageError(
       'Ask a question, for example: agent research "How much can a support agent refund?"',
     );
-  const contentDir = contentDirectory(o.content);
   // `--out -` is the file's text on stdout, in place of the usual display.
   const outToStdout = o.out === '-';
   if (o.out !== undefined) checkWritable(o.out, { json: o.json });
   const format = outFormat(o.out, o.format);
-  const filters = recorded ? recordedFilters(recorded) : webFilterOptions(o, process.env);
-  const models = await researchModels(o);
-  if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
+  const setup = await researchSetup(o);
+  const { contentDir, models } = setup;
+  const filters = recorded ? recordedFilters(recorded) : setup.filters;
   const steer = steerOptions(o, models);
-  const ignored = models ? undefined : ignoredFilterFlags(o);
-  if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
-  const userPrices = models ? loadUserPrices() : {};
-  const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  const { userPrices, maxCostUsd } = researchPrices(o, models);
   const maxAgeMs = maxAgeSetting(o.maxAge, process.env);
-  if (models && maxCostUsd !== undefined)
-    requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(
@@ -136,13 +164,7 @@ export async function runResearchCommand(
     runId: randomUUID(),
     userPrices,
     signal: controller.signal,
-    report: o.report,
-    verify: o.verify,
-    depth: o.depth,
-    breadth: o.breadth,
-    perSearch: o.perSearch,
-    maxSources: o.maxSources,
-    concurrency: o.concurrency,
+    ...flagSettings(o),
     maxCostUsd,
     resumable: true,
     resume: o.resume,

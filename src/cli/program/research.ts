@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../../errors.js';
 import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
 import {
   maxAgeOption,
@@ -27,7 +28,7 @@ const period = (value: string): string => {
 export function addResearchCommand(program: Command): void {
   program
     .command('research')
-    .argument('[question...]', 'what to find out (quotes optional)')
+    .argument('[question...]', 'what to find out (quotes optional); none with --batch or --resume')
     .description('Answer a question with citations, from local documents and the web.')
     .addOption(providerOption())
     .option(
@@ -102,6 +103,12 @@ export function addResearchCommand(program: Command): void {
     )
     .addOption(maxAgeOption())
     .option('--refresh', 'ignore the page and extraction caches this run (what it fetches is still cached)')
+    .option(
+      '--batch <file>',
+      'answer every question of a file (- for stdin): one a line, or JSON Lines {"question", ...settings}; prints a JSON object per question',
+      nonEmpty,
+    )
+    .option('--parallel <n>', 'with --batch: questions answered at once (default 2)', positiveInt)
     .addHelpText(
       'after',
       `
@@ -125,24 +132,39 @@ Examples:
   agent research --plan-file plan.json "What changed in EU refund law?"
   agent research --review --site europa.eu --recent 1y "What changed in EU refund law?"
   agent research --resume 12        continue run #12 (Ctrl-C, a crash or an API failure ended it)
+  agent research --batch questions.txt --parallel 4 --max-cost 5 > answers.jsonl
+  printf '%s\\n' '{"question": "How are refunds approved?", "report": true}' | agent research --batch -
 
 --plan --json prints {"plan": {"documents": [{"slug", "title"}], "searches": ["query"]}, "usage": {...}};
 --plan-file takes that, or the plan object alone, documents as {"slug"} objects or plain slugs.
 
 A model run is kept from its plan on, with each source read and each extraction as it is made. One that
 ends without an answer is listed by agent reports as (unfinished); --resume continues it with the question,
-content folder and settings it was started with (--provider and the model flags may name others).`,
+content folder and settings it was started with (--provider and the model flags may name others).
+
+--batch: a JSON line may set depth, breadth, perSearch, maxSources, report, sites, excludeSites, recent
+and verify for its question (the command line's options are the defaults); blank and # lines are
+skipped. Each question prints as --json would, plus "line", in the order they finish; a line that
+failed prints {"line", "question", "error"}, and the exit code is 1. Running the same file again skips
+the questions already answered with the same settings ("skipped": true, from the saved run).
+--concurrency and --max-cost apply to the whole batch.`,
     )
     .action(async (words: string[], options, command: Command) => {
+      const o = { ...options, db: command.optsWithGlobals().db };
+      if (o.batch !== undefined) {
+        const { runBatchCommand } = await import('../commands/research-batch.js');
+        await runBatchCommand(words, o);
+        return;
+      }
+      if (o.parallel !== undefined)
+        throw new UsageError(
+          '--parallel sets how many questions of a --batch run at once: add --batch <file>.',
+        );
       const { runResearchCommand } = await import('../commands/research.js');
       // Which flags were typed (not defaults): --resume refuses those that would change the run.
       const given = command.options
         .filter((opt) => command.getOptionValueSource(opt.attributeName()) === 'cli')
         .map((opt) => opt.long ?? '');
-      await runResearchCommand(words.join(' '), {
-        ...options,
-        given,
-        db: command.optsWithGlobals().db,
-      });
+      await runResearchCommand(words.join(' '), { ...o, given });
     });
 }
