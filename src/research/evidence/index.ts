@@ -38,10 +38,16 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
     claim,
     weights: claimTerms(claim.text.replace(CITE, ' ')),
   }));
-  // Each source is read once; only the claims' terms are posted (a source's other words count only
-  // towards its sentences' lengths, so posting a term another source's claims ask for changes nothing).
-  const vocabulary = new Vocabulary(new Set(claims.flatMap(({ weights }) => [...weights.keys()])));
+  // Each source is read once, for the terms of the claims that cite it.
+  const wanted = new Map<number, Set<string>>();
+  for (const { claim, weights } of claims)
+    for (const n of claim.cites) {
+      const set = wanted.get(n) ?? new Set<string>();
+      for (const t of weights.keys()) set.add(t);
+      wanted.set(n, set);
+    }
   const indexes = new Map<number, SourceIndex>();
+  const vocabulary = new Vocabulary();
   const out: Evidence[] = [];
   for (const { claim, weights } of claims)
     for (const n of claim.cites) {
@@ -49,7 +55,7 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
       if (!source) continue; // a citation that names no source: the citation check reports it
       let index = indexes.get(n);
       if (!index) {
-        index = indexSentences(locatedSentences(source.text), vocabulary);
+        index = indexSentences(locatedSentences(source.text), wanted.get(n), vocabulary);
         indexes.set(n, index);
       }
       out.push(evidenceFor(claim, source, index, weights));

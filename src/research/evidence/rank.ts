@@ -51,28 +51,35 @@ export interface SourceIndex {
   scores: Float64Array;
 }
 
-/** What a word is to the index: a stopword (counted nowhere), or a term and whether any claim asks for it. */
+/** A term of the index: a stemmed word or a number, and its postings while a source is read. */
 interface Term {
   term: string;
-  wanted: boolean;
+  /** The source being read when this term was last asked for. */
+  build: number;
+  list: number[] | undefined;
 }
-const STOP: Term = { term: '', wanted: false };
+const STOP: Term = { term: '', build: -1, list: undefined };
 
 /**
- * Words already looked at, shared by the sources of a run: each distinct word is stemmed once and
- * checked against the claims' terms once, so a token costs one map lookup.
+ * Words already looked at, shared by the sources of a run: each distinct word is stemmed once, and a
+ * token costs one map lookup (its postings live on its term while its source is read).
  */
 export class Vocabulary {
   private readonly words = new Map<string, Term>();
-  constructor(private readonly wanted?: Set<string>) {}
+  private readonly terms = new Map<string, Term>();
+  builds = 0;
+  term(stemmed: string): Term {
+    let t = this.terms.get(stemmed);
+    if (!t) {
+      t = { term: stemmed, build: 0, list: undefined };
+      this.terms.set(stemmed, t);
+    }
+    return t;
+  }
   get(word: string): Term {
     let t = this.words.get(word);
     if (t === undefined) {
-      if (STOPWORDS.has(word)) t = STOP;
-      else {
-        const term = normalize(word);
-        t = { term, wanted: !this.wanted || this.wanted.has(term) };
-      }
+      t = STOPWORDS.has(word) ? STOP : this.term(normalize(word));
       this.words.set(word, t);
     }
     return t;
@@ -80,15 +87,23 @@ export class Vocabulary {
 }
 
 /**
- * One pass over the source's sentences. Only terms some claim asks for (the vocabulary's `wanted`) are
- * posted: the rest only count towards a sentence's length.
+ * One pass over the source's sentences. With `wanted` (the terms of the claims that cite this source),
+ * only those terms are posted: the rest only count towards a sentence's length.
  */
 export function indexSentences(
   sentences: LocatedSentence[],
+  wanted?: Iterable<string>,
   vocabulary: Vocabulary = new Vocabulary(),
 ): SourceIndex {
+  const build = ++vocabulary.builds;
+  const posted: Term[] = [];
+  const post = (t: Term) => {
+    t.build = build;
+    t.list = undefined;
+    posted.push(t);
+  };
+  if (wanted) for (const w of wanted) post(vocabulary.term(w));
   const lengths = new Float64Array(sentences.length);
-  const postings = new Map<string, number[]>();
   let sum = 0;
   for (let i = 0; i < sentences.length; i++) {
     let length = 0;
@@ -96,14 +111,22 @@ export function indexSentences(
       const t = vocabulary.get(word);
       if (t === STOP) continue;
       length++;
-      if (!t.wanted) continue;
-      const list = postings.get(t.term);
-      if (!list) postings.set(t.term, [i, 1]);
+      if (t.build !== build) {
+        if (wanted) continue;
+        post(t);
+      }
+      const list = t.list;
+      if (!list) t.list = [i, 1];
       else if (list[list.length - 2] === i) list[list.length - 1]!++;
       else list.push(i, 1);
     }
     lengths[i] = length;
     sum += length;
+  }
+  const postings = new Map<string, number[]>();
+  for (const t of posted) {
+    if (t.list) postings.set(t.term, t.list);
+    t.list = undefined;
   }
   const average = sum / Math.max(1, lengths.length) || 1;
   const norm = lengths.map((l) => 1.2 * (0.25 + (0.75 * l) / average));
