@@ -61,8 +61,8 @@ interface Term {
 const STOP: Term = { term: '', build: -1, list: undefined };
 
 /**
- * Words already looked at, shared by the sources of a run: each distinct word is stemmed once, and a
- * token costs one map lookup (its postings live on its term while its source is read).
+ * Words already looked at, shared by the sources of a run: a token costs one map lookup (its postings
+ * live on its term while its source is read).
  */
 export class Vocabulary {
   private readonly words = new Map<string, Term>();
@@ -79,11 +79,28 @@ export class Vocabulary {
   get(word: string): Term {
     let t = this.words.get(word);
     if (t === undefined) {
-      t = STOPWORDS.has(word) ? STOP : this.term(normalize(word));
+      const term = termOf(word);
+      t = term ? this.term(term) : STOP;
       this.words.set(word, t);
     }
     return t;
   }
+}
+
+/**
+ * A word's term ('' for a stopword), remembered for the process: stemming is the costliest step per
+ * distinct word, and the runs of one session (a chat, `reports --show`) read much the same words.
+ */
+const TERMS = new Map<string, string>();
+const MAX_TERMS = 100_000;
+function termOf(word: string): string {
+  let term = TERMS.get(word);
+  if (term === undefined) {
+    if (TERMS.size >= MAX_TERMS) TERMS.clear();
+    term = STOPWORDS.has(word) ? '' : normalize(word);
+    TERMS.set(word, term);
+  }
+  return term;
 }
 
 /**

@@ -32,7 +32,8 @@ const NUMBER = new RegExp(
 );
 const NUMBER_AT = new RegExp(NUMBER.source, 'uy');
 // The characters a sign or currency before a number can start with, and how far before its digits.
-const PREFIX_START = /[-−–$€£¥₹A-Z]/;
+const PREFIX_START = new Set([...'-−–$€£¥₹'].map((c) => c.charCodeAt(0)));
+const prefixStart = (code: number) => (code >= 65 && code <= 90) || PREFIX_START.has(code);
 const PREFIX_MAX = 8;
 
 /**
@@ -44,7 +45,7 @@ function* numberMatches(text: string): Generator<RegExpExecArray> {
   for (const digits of text.matchAll(/\d+/g)) {
     if (digits.index < end) continue;
     for (let at = Math.max(end, digits.index - PREFIX_MAX); at <= digits.index; at++) {
-      if (at < digits.index && !PREFIX_START.test(text[at]!)) continue;
+      if (at < digits.index && !prefixStart(text.charCodeAt(at))) continue;
       NUMBER_AT.lastIndex = at;
       const m = NUMBER_AT.exec(text);
       if (!m) continue;
