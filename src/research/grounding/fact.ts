@@ -66,6 +66,22 @@ export function readAll(
   return { facts, text: at === 0 ? text : out + text.slice(at) };
 }
 
+/**
+ * Calls `each` with the start and end of every run of ASCII digits. `test` moves a global pattern on
+ * without building a match, and the run's start is found by stepping back over its digits.
+ */
+export function digitRuns(text: string, each: (start: number, end: number) => void): void {
+  const digits = /\d+/g;
+  while (digits.test(text)) {
+    const end = digits.lastIndex;
+    let start = end - 1;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    each(start, end);
+  }
+}
+
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
 /** A fact compared by key alone: dates, times, periods, versions. */
 export const keyed = (kind: FactKind, raw: string, gives: string[], needs: string[]): Fact => ({
   kind,
