@@ -119,8 +119,7 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
     const unit = unitOf(g.cur, unitText);
     const suffix = g.suf?.replace('.', '');
     // A dash after a number is a range (10–20), after a letter a hyphen (COVID-19); else a minus.
-    const negative =
-      (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) || g.sign2;
+    const negative = (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) || g.sign2;
     const value = negative ? digits.value * -1 : digits.value;
     let readings: Reading[];
     let scale = 1;
