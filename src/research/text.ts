@@ -90,7 +90,8 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   if (!/[.!?]/.test(text)) return text.trim() ? [text.trim()] : [];
   const out: string[] = [];
   let start = 0;
-  for (const m of text.matchAll(BOUNDARY)) {
+  BOUNDARY.lastIndex = 0;
+  for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     if (!keepCites && m[2]!.includes('[')) continue;
     if (m[1] === '.' && m[2] === '' && isAbbreviation(text, start, m.index)) continue;
     const end = m.index + m[1]!.length + m[2]!.length;
