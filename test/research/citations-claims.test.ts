@@ -21,7 +21,9 @@ describe('sentence splitting', () => {
 
   it('reads an abbreviation as a whole word, and an initial in any alphabet', () => {
     expect(
-      proseSentences('É. Zola wrote it. They met in Dec. 2025 by the zinc. Then they left. Ask 𝐀. Berg, the U.S. team.'),
+      proseSentences(
+        'É. Zola wrote it. They met in Dec. 2025 by the zinc. Then they left. Ask 𝐀. Berg, the U.S. team.',
+      ),
     ).toEqual([
       'É. Zola wrote it.',
       'They met in Dec. 2025 by the zinc.',
