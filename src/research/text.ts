@@ -1,14 +1,18 @@
 // Small text helpers shared by the extractive answerer and the citation check.
 
-/** A light English stemmer: enough to match refund/refunds/refunded and approve/approval/approved. */
+/**
+ * A light English stemmer: enough to match refund/refunds/refunded and approve/approval/approved. String
+ * tests rather than patterns: it runs once per distinct word, inside loops the engine compiles whole.
+ */
 export function stem(word: string): string {
-  let w = word.toLowerCase().replace(/'s$/, '');
+  let w = word.toLowerCase();
+  if (w.endsWith("'s")) w = w.slice(0, -2);
   if (w.length <= 3) return w;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (/(ss|us|is)$/.test(w)) {
+  else if (w.endsWith('ss') || w.endsWith('us') || w.endsWith('is')) {
     // class, status, analysis: not plurals
-  } else if (/(x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  } else if (['xes', 'zes', 'ches', 'shes'].some((end) => w.endsWith(end))) w = w.slice(0, -2);
   else if (w.endsWith('s')) w = w.slice(0, -1);
   if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
   else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
