@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// What finding the evidence adds to a run: a 3,000-word report over 20 sources of 20,000 characters
-// (the issue's case), timed beside the grounding check on the same input as a reference. Target: the
-// evidence step under 20 ms. Deterministic text (a seeded generator), so runs compare.
-// Usage: npm run build && node bench/evidence.mjs [runs]
+// What finding the evidence and checking grounding add to a run without --verify: a 3,000-word report
+// over 20 sources of 20,000 characters (the issue's case), both checks timed together, ours beside the
+// reference commit's (bench/support/checks.mjs). Target: both together ≤ 20 ms warm. Deterministic text
+// (a seeded generator), so runs compare.
+// Usage: npm run build && node bench/evidence.mjs [fresh processes per implementation, default 5]
 import { findEvidence } from '../dist/research/evidence/index.js';
-import { checkGrounding } from '../dist/research/grounding/index.js';
+import { OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
 
-const runs = Number(process.argv[2] ?? 20);
+const rounds = Number(process.argv[2] ?? 5);
 let seed = 42;
 const random = () => {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -69,32 +70,19 @@ while (words < 3000) {
 }
 const answer = lines.join('\n');
 
-// Wall time, and CPU time (what the process itself spent: on a busy machine wall time mostly waits).
-function time(fn) {
-  const ms = [];
-  const cpu = [];
-  let out;
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    const used = process.cpuUsage();
-    out = fn();
-    const spent = process.cpuUsage(used);
-    ms.push(performance.now() - start);
-    cpu.push((spent.user + spent.system) / 1000);
-  }
-  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  return { median: median(ms), cpu: median(cpu), out };
-}
-
-const evidence = time(() => findEvidence(answer, sources));
-const grounding = time(() => checkGrounding(answer, sources));
-const found = evidence.out.filter((e) => e.quote !== null).length;
+const evidence = findEvidence(answer, sources);
+const found = evidence.filter((e) => e.quote !== null).length;
 console.log(
-  `Report: ${words} words, ${lines.length - 2} cited lines; ${sources.length} sources of 20,000 characters; ${runs} runs`,
+  `Report: ${words} words, ${lines.length - 2} cited lines; ${sources.length} sources of 20,000 characters; ${evidence.length} evidence entries, ${found} with a quote`,
 );
-console.log(
-  `evidence   median ${evidence.median.toFixed(1)} ms wall, ${evidence.cpu.toFixed(1)} ms CPU (target < 20 ms); ${evidence.out.length} entries, ${found} with a quote`,
+const reference = await referenceChecks();
+const { lines: table, figures } = timeChecks(
+  [OURS, ...(reference ? [reference] : [])],
+  answer,
+  sources,
+  rounds,
 );
+for (const line of table) console.log(line);
 console.log(
-  `grounding  median ${grounding.median.toFixed(1)} ms wall, ${grounding.cpu.toFixed(1)} ms CPU (reference, same input)`,
+  `targets: grounding + evidence warm ≤ 20 ms (${figures.ours.bothWarm.toFixed(1)}), grounding warm ≤ 10 ms (${figures.ours.groundingWarm.toFixed(1)})`,
 );

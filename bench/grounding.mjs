@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The grounding check measured: false alarms and misses on the case table (test/fixtures/grounding/
 // cases.json: right and wrong sentences against a source, per family), and the time to check a 3,000-word
-// report over 20 sources of 20,000 characters (CPU time of the first check and warm median; wall time).
+// report over 20 sources of 20,000 characters, with the evidence finder on the same input (together they
+// are what a run without --verify adds): see bench/support/checks.mjs for how the time is taken.
 //
-// Beside ours, the same figures for the implementation before the rework (src/research/grounding.ts at
-// commit OLD), taken from git and compiled into a temporary folder; skipped when git has no such commit.
+// Beside ours, the accuracy of the implementation before the rework (src/research/grounding.ts at commit
+// OLD), and the time of both checks as of support/checks.mjs's REFERENCE, each taken from git into a
+// temporary folder; skipped when git has no such commit.
 //
 // Usage: npm run build && node bench/grounding.mjs [--show]   (--show lists every case that fails)
 import { execFileSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import { checkGrounding } from '../dist/research/grounding/index.js';
+import { OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const OLD = '5407a59';
@@ -36,6 +39,7 @@ async function oldCheck() {
   }
 }
 const old = await oldCheck();
+const reference = await referenceChecks();
 const show = process.argv.includes('--show');
 const families = JSON.parse(readFileSync(join(root, 'test/fixtures/grounding/cases.json'), 'utf8'));
 
@@ -105,31 +109,12 @@ for (let i = 0; words < 3000; i++) {
   answer.push(`${line.replace(/[.!?]?$/, '')} [${(i % 20) + 1}].`);
   words += line.split(/\s+/).length;
 }
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cpuMs = (since) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-};
-// The first check in a process (what one CLI run pays, compiling included) and the steady state after a
-// few warm-up checks (median of 21), both as CPU time: wall time on a shared machine is mostly waiting.
-function time(check) {
-  const text = answer.join('\n');
-  let cpu = process.cpuUsage();
-  check(text, sources);
-  const first = cpuMs(cpu);
-  for (let i = 0; i < 5; i++) check(text, sources);
-  const runs = [];
-  for (let i = 0; i < 21; i++) {
-    cpu = process.cpuUsage();
-    const start = performance.now();
-    check(text, sources);
-    runs.push({ wall: performance.now() - start, cpu: cpuMs(cpu) });
-  }
-  const wall = runs.map((r) => r.wall);
-  return `first ${first.toFixed(1)} ms CPU; warm median ${median(runs.map((r) => r.cpu)).toFixed(1)} ms CPU, ${median(wall).toFixed(1)} ms wall (best ${Math.min(...wall).toFixed(1)})`;
-}
+const { lines, figures } = timeChecks([OURS, ...(reference ? [reference] : [])], answer.join('\n'), sources);
 console.log(
   `\nspeed: ${words}-word answer (${answer.length} cited sentences) over 20 sources of 20,000 characters`,
 );
-console.log(`  ours:   ${time(checkGrounding)}   (target ≤ 10 ms)`);
-if (old) console.log(`  before: ${time(old)}`);
+for (const line of lines) console.log(line);
+const ours = figures.ours;
+console.log(
+  `targets: grounding warm ≤ 10 ms (${ours.groundingWarm.toFixed(1)}), grounding + evidence warm ≤ 20 ms (${ours.bothWarm.toFixed(1)})`,
+);

@@ -1,14 +1,18 @@
 // Small text helpers shared by the extractive answerer and the citation check.
 
-/** A light English stemmer: enough to match refund/refunds/refunded and approve/approval/approved. */
+/**
+ * A light English stemmer: enough to match refund/refunds/refunded and approve/approval/approved. String
+ * tests rather than patterns: it runs once per distinct word, inside loops the engine compiles whole.
+ */
 export function stem(word: string): string {
-  let w = word.toLowerCase().replace(/'s$/, '');
+  let w = word.toLowerCase();
+  if (w.endsWith("'s")) w = w.slice(0, -2);
   if (w.length <= 3) return w;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (/(ss|us|is)$/.test(w)) {
+  else if (w.endsWith('ss') || w.endsWith('us') || w.endsWith('is')) {
     // class, status, analysis: not plurals
-  } else if (/(x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  } else if (['xes', 'zes', 'ches', 'shes'].some((end) => w.endsWith(end))) w = w.slice(0, -2);
   else if (w.endsWith('s')) w = w.slice(0, -1);
   if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
   else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
@@ -78,9 +82,6 @@ const ABBREVIATIONS = new Set(
     'jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun'
   ).split(' '),
 );
-// Abbreviations that hold their periods inside: e.g., i.e., U.S., U.K., a.k.a., Ph.D.
-const DOTTED = /(?:^|[^\p{L}])(?:\p{L}\.){2,}$/u;
-const INITIAL = /(?:^|[^\p{L}])\p{Lu}\.$/u;
 const BOUNDARY = /([.!?])((?:["”’)\]]*)(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?=["“‘(]?[\p{Lu}\d$€£¥₹])/gu;
 
 /**
@@ -93,9 +94,10 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   if (!/[.!?]/.test(text)) return text.trim() ? [text.trim()] : [];
   const out: string[] = [];
   let start = 0;
-  for (const m of text.matchAll(BOUNDARY)) {
+  BOUNDARY.lastIndex = 0;
+  for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     if (!keepCites && m[2]!.includes('[')) continue;
-    if (m[1] === '.' && m[2] === '' && isAbbreviation(text.slice(start, m.index + 1))) continue;
+    if (m[1] === '.' && m[2] === '' && isAbbreviation(text, start, m.index)) continue;
     const end = m.index + m[1]!.length + m[2]!.length;
     out.push(text.slice(start, end).trim());
     start = end;
@@ -104,9 +106,41 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   return out.filter(Boolean);
 }
 
-/** Whether the text before a period ends in an abbreviation rather than a sentence. */
-function isAbbreviation(head: string): boolean {
-  if (DOTTED.test(head) || INITIAL.test(head)) return true;
-  const word = /(\p{L}+)\.$/u.exec(head)?.[1];
-  return word !== undefined && ABBREVIATIONS.has(word.toLowerCase());
+const LETTER = /\p{L}/u;
+const UPPER = /\p{Lu}/u;
+const LONGEST_ABBREVIATION = 6;
+
+/** The length in code units (1, or 2 for a surrogate pair) of a letter ending at `end`, not before `start`; 0 if none. */
+function letterBefore(text: string, start: number, end: number): number {
+  if (end <= start) return 0;
+  const c = text.charCodeAt(end - 1);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) ? 1 : 0;
+  if (c >= 0xdc00 && c <= 0xdfff && end - 2 >= start) return LETTER.test(text.slice(end - 2, end)) ? 2 : 0;
+  return LETTER.test(text[end - 1]!) ? 1 : 0;
+}
+
+/**
+ * Whether the period at `dot` ends an abbreviation rather than the sentence that began at `start`: one
+ * that holds periods inside (`e.g.`, `U.S.`, `Ph.D.`), an initial (`J.`) or a listed word (`Sept.`).
+ * Read backwards from the period, a few characters at most, rather than by patterns anchored at the
+ * sentence's end, which would scan the whole sentence at every period.
+ */
+function isAbbreviation(text: string, start: number, dot: number): boolean {
+  const last = letterBefore(text, start, dot);
+  if (last === 0) return false;
+  const at = dot - last;
+  if (letterBefore(text, start, at) === 0) {
+    if (UPPER.test(text.slice(at, dot))) return true;
+    // Two or more letter-period pairs, the first after a non-letter: `e.g.`, `U.S.`.
+    if (at > start && text[at - 1] === '.') {
+      const previous = letterBefore(text, start, at - 1);
+      if (previous > 0 && letterBefore(text, start, at - 1 - previous) === 0) return true;
+    }
+  }
+  let from = dot;
+  for (let n = 0, k = last; k > 0; k = letterBefore(text, start, from)) {
+    if (++n > LONGEST_ABBREVIATION) return false;
+    from -= k;
+  }
+  return ABBREVIATIONS.has(text.slice(from, dot).toLowerCase());
 }

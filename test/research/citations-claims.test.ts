@@ -19,6 +19,19 @@ describe('sentence splitting', () => {
     ]);
   });
 
+  it('reads an abbreviation as a whole word, and an initial in any alphabet', () => {
+    expect(
+      proseSentences(
+        'É. Zola wrote it. They met in Dec. 2025 by the zinc. Then they left. Ask 𝐀. Berg, the U.S. team.',
+      ),
+    ).toEqual([
+      'É. Zola wrote it.',
+      'They met in Dec. 2025 by the zinc.',
+      'Then they left.',
+      'Ask 𝐀. Berg, the U.S. team.',
+    ]);
+  });
+
   it('still ends sentences at a period, a closing quote or citations before a capital or digit', () => {
     expect(proseSentences('Refunds take 5 days. "Returns are free." 2026 was busy [1][2]. Done!')).toEqual([
       'Refunds take 5 days.',

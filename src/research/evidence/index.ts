@@ -1,7 +1,7 @@
 import { CITE, type Claim as CitedClaim, citedClaims } from '../claims.js';
 import type { Source } from '../sources.js';
 import { linkTo } from './fragment.js';
-import { bestSentence, claimTerms, coverage, indexSentences, type SourceIndex } from './rank.js';
+import { bestSentence, claimTerms, coverage, indexSentences, type SourceIndex, Vocabulary } from './rank.js';
 import { type LocatedSentence, locatedSentences } from './sentences.js';
 
 // Evidence: for every cited claim of the answer, the sentence (or two) in each cited source that best
@@ -38,29 +38,31 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
     claim,
     weights: claimTerms(claim.text.replace(CITE, ' ')),
   }));
-  // Each source is read once, for the terms of the claims that cite it.
-  const wanted = new Map<number, Set<string>>();
-  for (const { claim, weights } of claims)
+  // Each source is read once, for the terms of the claims that cite it, and its index is dropped once
+  // those claims have their evidence: a run holds one source's sentences at a time, not twenty.
+  const slots: (Evidence | undefined)[] = [];
+  const bySource = new Map<number, { wanted: Set<string>; asks: { slot: number; at: number }[] }>();
+  claims.forEach(({ claim, weights }, at) => {
     for (const n of claim.cites) {
-      const set = wanted.get(n) ?? new Set<string>();
-      for (const t of weights.keys()) set.add(t);
-      wanted.set(n, set);
-    }
-  const indexes = new Map<number, SourceIndex>();
-  const stems = new Map<string, string>();
-  const out: Evidence[] = [];
-  for (const { claim, weights } of claims)
-    for (const n of claim.cites) {
-      const source = byNumber.get(n);
-      if (!source) continue; // a citation that names no source: the citation check reports it
-      let index = indexes.get(n);
-      if (!index) {
-        index = indexSentences(locatedSentences(source.text), wanted.get(n), stems);
-        indexes.set(n, index);
+      if (!byNumber.has(n)) continue; // a citation that names no source: the citation check reports it
+      let entry = bySource.get(n);
+      if (!entry) {
+        entry = { wanted: new Set<string>(), asks: [] };
+        bySource.set(n, entry);
       }
-      out.push(evidenceFor(claim, source, index, weights));
+      for (const t of weights.keys()) entry.wanted.add(t);
+      entry.asks.push({ slot: slots.length, at });
+      slots.push(undefined);
     }
-  return out;
+  });
+  const vocabulary = new Vocabulary();
+  for (const [n, { wanted, asks }] of bySource) {
+    const source = byNumber.get(n)!;
+    const index = indexSentences(locatedSentences(source.text), wanted, vocabulary);
+    for (const { slot, at } of asks)
+      slots[slot] = evidenceFor(claims[at]!.claim, source, index, claims[at]!.weights);
+  }
+  return slots as Evidence[];
 }
 
 function evidenceFor(

@@ -19,7 +19,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)]|\(\d+\))\s+/;
 export function plain(text: string): string {
   let out = text;
   if (out.includes('](')) out = out.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1');
-  if (/\*\*|__|`/.test(out)) out = out.replace(/\*\*|__|`/g, '');
+  if (out.includes('**') || out.includes('__') || out.includes('`')) out = out.replace(/\*\*|__|`/g, '');
   if (/\s\s|[\t\n\r\u00a0]/.test(out)) out = out.replace(/\s+/g, ' ');
   return out.trim();
 }

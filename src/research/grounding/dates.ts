@@ -6,6 +6,8 @@ import { type Fact, keyed, pad2, readAll } from './fact.js';
 
 const MONTH =
   '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\\b\\.?';
+/** What every month's name starts with, as MONTH reads it (capitalised). */
+const MONTH_NAME = /Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const monthNumber = (name: string) => MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?(?!\\d)';
@@ -68,22 +70,28 @@ export function readDates(input: string): { facts: Fact[]; text: string } {
     facts.push(...r.facts);
     text = r.text;
   };
-  pass(MONTH_RANGE, (m) =>
-    range(m[0], m[5], monthNumber(m[1]!), Number(m[2]), monthNumber(m[3] ?? m[1]!), Number(m[4])),
-  );
-  pass(DAY_RANGE, (m) =>
-    range(m[0], m[5], monthNumber(m[2] ?? m[4]!), Number(m[1]), monthNumber(m[4]!), Number(m[3])),
-  );
+  // Five of the patterns need a month's name: a text without one (most claims) skips them.
+  const months = MONTH_NAME.test(input);
+  if (months) {
+    pass(MONTH_RANGE, (m) =>
+      range(m[0], m[5], monthNumber(m[1]!), Number(m[2]), monthNumber(m[3] ?? m[1]!), Number(m[4])),
+    );
+    pass(DAY_RANGE, (m) =>
+      range(m[0], m[5], monthNumber(m[2] ?? m[4]!), Number(m[1]), monthNumber(m[4]!), Number(m[3])),
+    );
+  }
   pass(ISO_DATE, (m) => day(m[0], m[1], Number(m[2]), Number(m[3])));
   pass(DOTTED_DATE, (m) => day(m[0], m[3], Number(m[2]), Number(m[1])));
   pass(NUMERIC_DATE, (m) => numericDate(m[0], Number(m[1]), Number(m[3]), fullYear(m[4]!)));
-  pass(MONTH_DAY, (m) => day(m[0], m[3], monthNumber(m[1]!), Number(m[2])));
-  pass(DAY_MONTH, (m) => day(m[0], m[3], monthNumber(m[2]!), Number(m[1])));
-  pass(MONTH_YEAR, (m) => {
-    const [month, y] = [monthNumber(m[1]!), Number(m[2])];
-    const gives = [`m:${y}-${pad2(month)}`, `n:${y}`, ...(month === 6 || month === 7 ? [`mid:${y}`] : [])];
-    return [keyed('date', m[0], gives, [`m:${y}-${pad2(month)}`])];
-  });
+  if (months) {
+    pass(MONTH_DAY, (m) => day(m[0], m[3], monthNumber(m[1]!), Number(m[2])));
+    pass(DAY_MONTH, (m) => day(m[0], m[3], monthNumber(m[2]!), Number(m[1])));
+    pass(MONTH_YEAR, (m) => {
+      const [month, y] = [monthNumber(m[1]!), Number(m[2])];
+      const gives = [`m:${y}-${pad2(month)}`, `n:${y}`, ...(month === 6 || month === 7 ? [`mid:${y}`] : [])];
+      return [keyed('date', m[0], gives, [`m:${y}-${pad2(month)}`])];
+    });
+  }
   pass(AM_PM, (m) => {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12) return undefined;

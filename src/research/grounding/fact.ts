@@ -46,23 +46,41 @@ export function readAll(
   notAfter?: RegExp,
 ): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
-  const out = text.replace(pattern, (...args: unknown[]) => {
-    const match = args[0] as string;
-    const groups = typeof args.at(-1) === 'object' ? 1 : 0;
-    const index = args.at(-2 - groups) as number;
+  // The text is rebuilt only around the spans read: most passes over a source read a few spans or none.
+  let out = '';
+  let at = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    if (m[0] === '') {
+      pattern.lastIndex++;
+      continue;
+    }
     // The character before, tested here rather than by a lookbehind that would run at every position.
-    if (notAfter && index > 0 && notAfter.test(text[index - 1]!)) return match;
-    const m = Object.assign(args.slice(0, -2 - groups) as string[], {
-      index,
-      input: text,
-    }) as RegExpExecArray;
+    if (notAfter && m.index > 0 && notAfter.test(text[m.index - 1]!)) continue;
     const found = read(m);
-    if (!found) return match;
+    if (!found) continue;
     for (const f of found) facts.push(f);
-    return blank(match);
-  });
-  return { facts, text: out };
+    out += text.slice(at, m.index) + blank(m[0]);
+    at = m.index + m[0].length;
+  }
+  return { facts, text: at === 0 ? text : out + text.slice(at) };
 }
+
+/**
+ * Calls `each` with the start and end of every run of ASCII digits. `test` moves a global pattern on
+ * without building a match, and the run's start is found by stepping back over its digits.
+ */
+export function digitRuns(text: string, each: (start: number, end: number) => void): void {
+  const digits = /\d+/g;
+  while (digits.test(text)) {
+    const end = digits.lastIndex;
+    let start = end - 1;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    each(start, end);
+  }
+}
+
+const isDigit = (code: number) => code >= 48 && code <= 57;
 
 /** A fact compared by key alone: dates, times, periods, versions. */
 export const keyed = (kind: FactKind, raw: string, gives: string[], needs: string[]): Fact => ({

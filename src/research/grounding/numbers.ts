@@ -1,4 +1,4 @@
-import type { Fact } from './fact.js';
+import { digitRuns, type Fact } from './fact.js';
 import { quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
 
 // Numbers written in digits: grouping (1,000 · 1.000 · 1'000 · 10 000 · 1,50,000), decimal point or comma,
@@ -32,27 +32,30 @@ const NUMBER = new RegExp(
 );
 const NUMBER_AT = new RegExp(NUMBER.source, 'uy');
 // The characters a sign or currency before a number can start with, and how far before its digits.
-const PREFIX_START = /[-−–$€£¥₹A-Z]/;
+const PREFIX_START = new Set([...'-−–$€£¥₹'].map((c) => c.charCodeAt(0)));
+const prefixStart = (code: number) => (code >= 65 && code <= 90) || PREFIX_START.has(code);
 const PREFIX_MAX = 8;
 
 /**
  * The matches of NUMBER, found from the runs of digits: a number starts at most a few characters before
  * its first digit, so the pattern is tried only there (the first start that matches, as a scan would).
  */
-function* numberMatches(text: string): Generator<RegExpExecArray> {
+function numberMatches(text: string): RegExpExecArray[] {
+  const out: RegExpExecArray[] = [];
   let end = 0;
-  for (const digits of text.matchAll(/\d+/g)) {
-    if (digits.index < end) continue;
-    for (let at = Math.max(end, digits.index - PREFIX_MAX); at <= digits.index; at++) {
-      if (at < digits.index && !PREFIX_START.test(text[at]!)) continue;
+  digitRuns(text, (first) => {
+    if (first < end) return;
+    for (let at = Math.max(end, first - PREFIX_MAX); at <= first; at++) {
+      if (at < first && !prefixStart(text.charCodeAt(at))) continue;
       NUMBER_AT.lastIndex = at;
       const m = NUMBER_AT.exec(text);
       if (!m) continue;
       end = at + m[0].length;
-      yield m;
+      out.push(m);
       break;
     }
-  }
+  });
+  return out;
 }
 // What the number counts, read where the number ends (one sticky match per number, not a scan).
 const UNIT_HERE = new RegExp(UNIT_AFTER, 'uy');
@@ -97,6 +100,10 @@ export interface NumberOptions {
   flexibleSign?: boolean;
 }
 
+const NONE: string[] = [];
+const MINUS_AFTER = /[\p{N}%)]\s?$|\p{L}$/u;
+const RANGE_BETWEEN = /^\s*(?:[-–—]|to|and|or|through)\s*$/;
+
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
   const parsed: Parsed[] = [];
@@ -111,25 +118,22 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
     if (!digits) continue;
     const unit = unitOf(g.cur, unitText);
     const suffix = g.suf?.replace('.', '');
-    const before = text.slice(Math.max(0, m.index - 2), m.index);
     // A dash after a number is a range (10–20), after a letter a hyphen (COVID-19); else a minus.
-    const negative = (g.sign && !/[\p{N}%)]\s?$|\p{L}$/u.test(before)) || g.sign2;
-    const sign = negative ? -1 : 1;
-    let values = digits.values.map((v) => v * sign);
-    const readings: Reading[] = [];
+    const negative = (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) || g.sign2;
+    const value = negative ? digits.value * -1 : digits.value;
+    let readings: Reading[];
     let scale = 1;
     if (suffix === 'm' && !g.cur && !g.dec) {
       // `15m` is 15 million or 15 metres/minutes: both readings.
-      readings.push(
-        ...values.map((v) => ({ value: v * 1e6, unit })),
-        ...values.map((v) => ({ value: v, unit: unitOf(undefined, 'm') })),
-      );
+      readings = [
+        { value: value * 1e6, unit },
+        { value, unit: unitOf(undefined, 'm') },
+      ];
     } else if (suffix === 'b' && !g.cur) {
-      readings.push(...values.map((v) => ({ value: v, unit })));
+      readings = [{ value, unit }];
     } else {
       scale = SCALES[suffix ?? g.word ?? ''] ?? 1;
-      values = values.map((v) => v * scale);
-      readings.push(...values.map((value) => ({ value, unit })));
+      readings = [{ value: value * scale, unit }];
     }
     parsed.push({
       start: m.index,
@@ -138,9 +142,9 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
       readings,
       unit,
       scale,
-      written: digits.ambiguous ? [g.int!] : [],
+      written: digits.ambiguous ? [g.int!] : NONE,
       // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
-      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : [],
+      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : NONE,
       plain: !unit && scale === 1 && !suffix,
     });
   }
@@ -148,27 +152,33 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
   const facts: Fact[] = [];
   for (let i = 0; i < parsed.length; i++) {
     const p = parsed[i]!;
-    const readings = [...p.readings];
+    let readings = p.readings;
     const next = parsed[i + 1];
-    if (
-      p.plain &&
-      next &&
-      !next.plain &&
-      /^\s*(?:[-–—]|to|and|or|through)\s*$/.test(text.slice(p.end, next.start))
-    )
+    if (p.plain && next && !next.plain && RANGE_BETWEEN.test(text.slice(p.end, next.start))) {
+      readings = [...p.readings];
       for (const r of p.readings) readings.push({ value: r.value * next.scale, unit: next.unit });
-    if (o.flexibleSign && !p.unit?.cls.startsWith('deg'))
-      for (const r of [...readings]) if (r.value > 0) readings.push({ ...r, value: -r.value });
+    }
+    if (o.flexibleSign && !p.unit?.cls.startsWith('deg')) {
+      const unsigned = readings;
+      readings = [...unsigned];
+      for (const r of unsigned) if (r.value > 0) readings.push({ ...r, value: -r.value });
+    }
     facts.push(quantity(p.raw, readings, p.written, p.extra));
   }
-  let out = '';
+  if (parsed.length === 0) return { facts, text };
+  const parts: string[] = [];
   let at = 0;
   for (const p of parsed) {
-    out += text.slice(at, p.start) + ' '.repeat(p.end - p.start);
+    parts.push(text.slice(at, p.start), blank(p.end - p.start));
     at = p.end;
   }
-  return { facts, text: out + text.slice(at) };
+  parts.push(text.slice(at));
+  return { facts, text: parts.join('') };
 }
+
+const blanks: string[] = [];
+/** Spaces of a length, made once per length. */
+const blank = (n: number): string => (blanks[n] ??= ' '.repeat(n));
 
 /**
  * The value of a run of digits with its separators. Unambiguous forms read the same in every convention
@@ -180,26 +190,26 @@ function readDigits(
   sep: string | undefined,
   dec: string | undefined,
   comma: boolean,
-): { values: number[]; ambiguous: boolean } | undefined {
+): { value: number; ambiguous: boolean } | undefined {
   const decSep = dec?.[0];
   const decDigits = dec?.slice(1) ?? '';
-  const indian = /^\d{1,2}(,\d{2})+,\d{3}$/.test(int);
+  const indian = sep === undefined && int.includes(',') && /^\d{1,2}(,\d{2})+,\d{3}$/.test(int);
   if (indian || sep === ' ' || sep === "'" || sep === '’') {
     const whole = int.replace(/[^\d]/g, '');
     if (indian && decSep === ',') return undefined;
-    return { values: [Number(`${whole}${dec ? `.${decDigits}` : ''}`)], ambiguous: false };
+    return { value: Number(`${whole}${dec ? `.${decDigits}` : ''}`), ambiguous: false };
   }
   if (sep === ',' || sep === '.') {
     if (decSep === sep) return undefined; // 1,000,5: not one number
     const whole = Number(int.split(sep).join(''));
-    if (dec) return { values: [Number(`${whole}.${decDigits}`)], ambiguous: false };
+    if (dec) return { value: Number(`${whole}.${decDigits}`), ambiguous: false };
     const groups = int.split(sep).length - 1;
     const asDecimal = Number(int.replace(sep, '.'));
-    if (groups > 1) return { values: [whole], ambiguous: false };
-    if (int.startsWith('0')) return { values: [asDecimal], ambiguous: false };
+    if (groups > 1) return { value: whole, ambiguous: false };
+    if (int.startsWith('0')) return { value: asDecimal, ambiguous: false };
     // One group of three: a thousands separator, or a decimal with three places.
     const decimalHere = sep === (comma ? ',' : '.');
-    return { values: [decimalHere ? asDecimal : whole], ambiguous: true };
+    return { value: decimalHere ? asDecimal : whole, ambiguous: true };
   }
-  return { values: [Number(`${int}${dec ? `.${decDigits}` : ''}`)], ambiguous: false };
+  return { value: Number(`${int}${dec ? `.${decDigits}` : ''}`), ambiguous: false };
 }

@@ -1,5 +1,5 @@
 import { readDates } from './dates.js';
-import type { Fact } from './fact.js';
+import { digitRuns, type Fact } from './fact.js';
 import { decimalComma, readNumbers } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { readNumberWords } from './words.js';
@@ -38,11 +38,11 @@ const AFTER = 40;
  */
 function digitWindows(text: string): string {
   const spans: [number, number][] = [];
-  for (const m of text.matchAll(/\d+/g)) {
+  digitRuns(text, (start, end) => {
     const last = spans.at(-1);
-    if (last && m.index - BEFORE <= last[1]) last[1] = m.index + m[0].length + AFTER;
-    else spans.push([m.index - BEFORE, m.index + m[0].length + AFTER]);
-  }
+    if (last && start - BEFORE <= last[1]) last[1] = end + AFTER;
+    else spans.push([start - BEFORE, end + AFTER]);
+  });
   if (spans.length === 1 && spans[0]![0] <= 0 && spans[0]![1] >= text.length) return text;
   return spans
     .map(([start, end]) => {

@@ -71,7 +71,8 @@ export function readNumberWords(input: string): Fact[] {
       return;
     }
     let end = run.at(-1)!.end;
-    const half = AND_A_HALF.exec(text.slice(end, end + 20));
+    // Only a text that says "and a half" somewhere can say it here.
+    const half = halves === HALF_UNIT ? AND_A_HALF.exec(text.slice(end, end + 20)) : null;
     if (half) end += half[0].length;
     const unitText = UNIT_HERE.exec(text.slice(end, end + 40))?.[0];
     const raw = text.slice(first.start, end) + (unitText ?? '');

@@ -1,0 +1,122 @@
+// Shared by bench/grounding.mjs and bench/evidence.mjs: the time the grounding check and the evidence
+// finder take on one input, ours (dist/) beside a reference commit's (bundled from git into a temporary
+// folder), as CPU time (on a shared machine wall time is mostly waiting). Each figure is the median over
+// fresh processes run in turn, ours then the reference: "first" is a process's first check (what one
+// research run pays: regexes compiled, code not yet optimised), "warm" the median of 21 checks after 5.
+//
+// Run as a script it is that child process: node checks.mjs <grounding.js> <evidence.js> <input.json>
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const HERE = fileURLToPath(import.meta.url);
+/** The last commit before the checks were made to scan each source once and compile less. */
+export const REFERENCE = '3edc10e';
+
+export const OURS = {
+  name: 'ours',
+  grounding: join(ROOT, 'dist/research/grounding/index.js'),
+  evidence: join(ROOT, 'dist/research/evidence/index.js'),
+};
+
+/** Both checks as of `rev`, bundled from git; undefined when git or esbuild cannot give them. */
+export async function reference(rev = REFERENCE) {
+  try {
+    const { build } = await import('esbuild');
+    const dir = mkdtempSync(join(tmpdir(), 'agent-bench-checks-'));
+    execFileSync('sh', ['-c', `git archive ${rev} src | tar -x -C '${dir}'`], { cwd: ROOT, stdio: 'ignore' });
+    await build({
+      entryPoints: {
+        grounding: join(dir, 'src/research/grounding/index.ts'),
+        evidence: join(dir, 'src/research/evidence/index.ts'),
+      },
+      outdir: join(dir, 'out'),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    return {
+      name: `before (${rev})`,
+      grounding: join(dir, 'out/grounding.js'),
+      evidence: join(dir, 'out/evidence.js'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Times each implementation over `rounds` fresh processes, in turn; returns a table to print. */
+export function timeChecks(impls, answer, sources, rounds = 5) {
+  const input = join(mkdtempSync(join(tmpdir(), 'agent-bench-input-')), 'input.json');
+  writeFileSync(input, JSON.stringify({ answer, sources }));
+  const runs = new Map(impls.map((i) => [i.name, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const impl of impls) {
+      const out = execFileSync(process.execPath, [HERE, impl.grounding, impl.evidence, input], {
+        encoding: 'utf8',
+      });
+      runs.get(impl.name).push(JSON.parse(out));
+    }
+  const cols = ['groundingFirst', 'groundingWarm', 'evidenceFirst', 'evidenceWarm', 'bothFirst', 'bothWarm'];
+  const lines = [
+    `CPU ms, median of ${rounds} fresh processes each     grounding       evidence        both`,
+    '                                           first   warm   first   warm   first   warm',
+  ];
+  const figures = {};
+  for (const impl of impls) {
+    const r = runs.get(impl.name);
+    figures[impl.name] = Object.fromEntries(cols.map((c) => [c, median(r.map((x) => x[c]))]));
+    const cells = cols.map((c) => figures[impl.name][c].toFixed(1).padStart(c.endsWith('First') ? 8 : 7));
+    lines.push(`  ${impl.name.padEnd(39)}${cells.join('')}`);
+  }
+  return { lines, figures };
+}
+
+// The child: one implementation's first and warm checks on the input.
+if (process.argv[1] === HERE) {
+  const [groundingFile, evidenceFile, inputFile] = process.argv.slice(2);
+  const { answer, sources } = JSON.parse(readFileSync(inputFile, 'utf8'));
+  const { checkGrounding } = await import(pathToFileURL(groundingFile).href);
+  const { findEvidence } = await import(pathToFileURL(evidenceFile).href);
+  const cpu = (f) => {
+    const start = process.cpuUsage();
+    f();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  const grounding = () => checkGrounding(answer, sources);
+  const evidence = () => findEvidence(answer, sources);
+  const groundingFirst = cpu(grounding);
+  const evidenceFirst = cpu(evidence);
+  for (let i = 0; i < 5; i++) {
+    grounding();
+    evidence();
+  }
+  const g = [];
+  const e = [];
+  const both = [];
+  for (let i = 0; i < 21; i++) {
+    const a = cpu(grounding);
+    const b = cpu(evidence);
+    g.push(a);
+    e.push(b);
+    both.push(a + b);
+  }
+  console.log(
+    JSON.stringify({
+      groundingFirst,
+      groundingWarm: median(g),
+      evidenceFirst,
+      evidenceWarm: median(e),
+      bothFirst: groundingFirst + evidenceFirst,
+      bothWarm: median(both),
+    }),
+  );
+}
