@@ -81,6 +81,7 @@ export function pageText(items: TextPiece[]): string {
 
 /** Hyphenated line ends joined on each page, with the whole document's words as the judge. */
 function joinWords(pages: HeadedLine[][]): void {
+  if (!pages.some((lines) => lines.some((l) => l.text.endsWith('-')))) return;
   const words = vocabulary(pages.flatMap((lines) => lines.map((l) => l.text)));
   for (const lines of pages) {
     const texts = joinHyphenated(
