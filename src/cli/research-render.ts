@@ -101,9 +101,11 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   const n = r.n ? `[${r.n}] ` : '';
   switch (r.status) {
     case 'read':
-      return s.dim(`  ✓ ${n}${r.label}`);
+      return s.dim(`  ✓ ${n}${r.label}${r.partial ? ` (${r.partial})` : ''}`);
     case 'excerpts':
-      return s.dim(`  ✓ ${n}${r.label} (long: the passages that match the question)`);
+      return s.dim(
+        `  ✓ ${n}${r.label} (long: the passages that match the question${r.partial ? `; ${r.partial}` : ''})`,
+      );
     case 'search-text':
       return s.yellow(
         `  ~ ${n}${r.label}: page unreadable, using the search service's copy of its text (${r.detail})`,

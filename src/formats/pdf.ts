@@ -118,7 +118,9 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
     }
     const { stopped } = read;
     const pages: HeadedLine[][] = read.pages;
-    if (!pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text)))) throw new FormatError(PDF_NO_TEXT);
+    // Pages without text before a stop say nothing of the pages after it.
+    if (!stopped && !pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text))))
+      throw new FormatError(PDF_NO_TEXT);
     const largest = titleBySize(pages);
     const bookmarks = await readOutline(doc);
     if (bookmarks.length) placeBookmarks(pages, bookmarks);

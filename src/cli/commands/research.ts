@@ -14,6 +14,7 @@ import {
   VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
+import { pdfBudgetMs } from '../../tools/pdf-budget.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
@@ -96,6 +97,7 @@ export async function runResearchCommand(
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  pdfBudgetMs(process.env); // a bad AGENT_PDF_BUDGET_MS stops the run here, before any model call
   if (models && maxCostUsd !== undefined)
     requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   const db = openDb(o.db);

@@ -32,8 +32,6 @@ export interface PagesRead {
 const PAGES_PER_WORKER = 64;
 /** Pages a worker is given ahead, so it never waits for this thread to hand it the next. */
 const AHEAD = 4;
-/** Pages this thread asks pdf.js for at once: it answers several requests in one pass of its message loop. */
-const LANES = 2;
 /** Pages read before guessing, from their length, how many more `maxChars` will take. */
 const SAMPLE = 4;
 
@@ -77,7 +75,8 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     lines[n - 1] = pageLines;
     for (; lines[read]; read++) for (const l of lines[read]!) chars += l.text.length + 1;
     if (o.maxChars !== undefined && chars >= o.maxChars) stopped = 'enough';
-    if (o.timeBudgetMs !== undefined && performance.now() - started > o.timeBudgetMs) stopped ??= 'time';
+    if (o.timeBudgetMs !== undefined && read > 0 && performance.now() - started > o.timeBudgetMs)
+      stopped ??= 'time';
     if (!workersAsked && (o.maxChars === undefined || read >= SAMPLE)) startWorkers();
     end();
   };
@@ -87,7 +86,8 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     end();
   };
 
-  // This thread's share.
+  // This thread's share, a page at a time: asking pdf.js for several at once costs more CPU than it saves
+  // (four at once took a quarter more on the Debian manuals of bench/pdf.mjs).
   const lane = async () => {
     while (!ended()) {
       const n = take();
@@ -102,6 +102,9 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
       } catch (error) {
         fail(o.signal?.aborted ? o.signal.reason : error);
       }
+      // pdf.js in this thread answers through promises only: without a turn of the event loop between
+      // pages, the workers' pages (and the budget's timer) would wait until this thread had read them all.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
 
@@ -133,7 +136,8 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     };
     const onMessage = (m: FromWorker) => {
       if (m.id !== id) return; // a page of an earlier document, read before the worker closed it
-      if (m.type === 'page') {
+      if (m.type === 'ready') feed();
+      else if (m.type === 'page') {
         given.delete(m.n);
         done(m.n, m.lines);
         feed();
@@ -154,10 +158,13 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     };
     worker.on('message', onMessage).once('error', onFailure).once('exit', onFailure);
     const copy = new Uint8Array(data);
+    // Pages are given once it has the document open: none waits on a worker still starting.
     worker.postMessage({ type: 'open', id, data: copy }, [copy.buffer]);
-    feed();
     void finished.then(() => {
       if (given.size === 0) leave(true);
+      // Pages still out are not waited for: the worker goes back to the pool once it has sent them, and
+      // meanwhile does not keep the process alive.
+      else worker.unref();
     });
   };
 
@@ -165,13 +172,15 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     o.timeBudgetMs === undefined
       ? undefined
       : setTimeout(() => {
+          // Never before the first page: a text of no pages would read as a PDF without text.
+          if (read === 0) return;
           stopped ??= 'time';
           end();
         }, o.timeBudgetMs);
   const abort = () => fail(o.signal?.reason);
   o.signal?.addEventListener('abort', abort, { once: true });
   if (o.maxChars === undefined) startWorkers();
-  for (let i = 0; i < LANES; i++) void lane();
+  void lane();
   end(); // a document of no pages
 
   return finished.then(() => {

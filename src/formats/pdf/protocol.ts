@@ -9,5 +9,6 @@ export type ToWorker =
   | { type: 'close' };
 
 export type FromWorker =
+  | { type: 'ready'; id: number }
   | { type: 'page'; id: number; n: number; lines: Line[] }
   | { type: 'failed'; id: number; message: string };

@@ -20,6 +20,7 @@ async function handle(message: ToWorker): Promise<void> {
     [open, id, failed] = [undefined, message.id, false];
     try {
       open = await openPdf(message.data);
+      send({ type: 'ready', id });
     } catch (error) {
       failed = true;
       send({ type: 'failed', id, message: (error as Error).message });
