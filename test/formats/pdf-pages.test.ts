@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readPdf } from '../../src/formats/pdf.js';
 import { openPdf } from '../../src/formats/pdf/document.js';
 import { readPages } from '../../src/formats/pdf/pages.js';
+import { readPdf } from '../../src/formats/pdf.js';
 import { makePdf } from '../support/make-pdf.js';
 
 // Long documents: read on worker threads beside this one, and stopped early by a time budget or enough
@@ -64,9 +64,7 @@ describe('readPdf: long documents', () => {
   });
 
   it('stops once it has enough text, without starting a worker for a few pages', async () => {
-    const { result, given } = await pagesGivenToWorkers(() =>
-      readPdf(LONG, { maxChars: 8000, workers: 2 }),
-    );
+    const { result, given } = await pagesGivenToWorkers(() => readPdf(LONG, { maxChars: 8000, workers: 2 }));
     expect(result.stopped).toBe('enough');
     expect(result.pages.length).toBeLessThan(10);
     expect(result.pages.join('\n').length).toBeGreaterThanOrEqual(8000);
