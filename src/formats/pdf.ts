@@ -106,12 +106,17 @@ function joinWords(pages: HeadedLine[][]): void {
  */
 export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): Promise<PdfText> {
   options.signal?.throwIfAborted();
+  const started = performance.now();
   const { doc, close } = await openPdf(data);
   try {
     options.signal?.throwIfAborted();
+    // The budget counts loading pdf.js and opening the file too; the first page is read whatever is left.
+    const { timeBudgetMs } = options;
+    const left =
+      timeBudgetMs === undefined ? {} : { timeBudgetMs: timeBudgetMs - (performance.now() - started) };
     let read: PagesRead;
     try {
-      read = await readPages(doc, data, { ...options, workerUrl: WORKER_URL });
+      read = await readPages(doc, data, { ...options, ...left, workerUrl: WORKER_URL });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new FormatError(damaged((error as Error).message));
