@@ -92,7 +92,7 @@ function longDocument(parts) {
   let [pages, bytes] = [0, 0];
   for (let i = 0; pages < 2000 && i < sized.length * 4; i++) {
     const part = sized[i % sized.length];
-    if (bytes + part.bytes > 9.5 * 2 ** 20) continue;
+    if (bytes + part.bytes > 8 * 2 ** 20) continue;
     chosen.push(part.f);
     [pages, bytes] = [pages + part.pages, bytes + part.bytes];
   }
