@@ -1,8 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sourceLine } from '../../src/cli/research-render.js';
 import { styleFor } from '../../src/cli/style.js';
 import { runResearch } from '../../src/research/pipeline.js';
 import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
 import { makePdf } from '../support/make-pdf.js';
 import { contentFolder, fakeWeb, researchModel } from '../support/research-world.js';
 
@@ -41,5 +45,16 @@ describe('research reads a long PDF by URL within its time budget', () => {
     expect(sourceLine(report, styleFor({ isTTY: false } as NodeJS.WriteStream))).toMatch(
       /manual\.pdf \(read \d+ of 300 pages: the 1 ms time budget was spent\)$/,
     );
+  });
+
+  it('refuses a budget that is not milliseconds before anything runs (exit 2)', async () => {
+    const r = await runCli(['research', 'What is the refund limit?'], {
+      env: { AGENT_PDF_BUDGET_MS: '15s', AGENT_DB: join(mkdtempSync(join(tmpdir(), 'agent-')), 'a.db') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'agent: AGENT_PDF_BUDGET_MS=15s is not a time budget: expected milliseconds, a whole number above 0, like 15000.\n',
+    );
+    expect(r.stdout).toBe('');
   });
 });
