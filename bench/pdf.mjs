@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // PDF text against poppler's pdftotext: the 3-word-shingle F1 of our text (pdftotext as the reference)
 // and pages per second for both, over real PDFs given as arguments, or else those Debian documentation
-// packages ship (/usr/share/doc, .pdf and .pdf.gz) plus a two-column page built with groff when present.
+// packages ship (/usr/share/doc, .pdf and .pdf.gz), a two-column page built with groff, and a long
+// document joined from them with pdfunite (about 2,000 pages, under read_url's 10 MB cap).
+// Ours is timed twice: as it runs (this thread plus reading workers on spare cores) and on this thread
+// alone (workers: 0). Each figure is the best of --runs interleaved runs (3 by default): on a shared
+// machine the fastest run is the one least slowed by others. CPU time is the whole process's (workers
+// included) for ours, the child's for pdftotext; wall time shows what a user waits.
 // Needs pdftotext: apt-get install poppler-utils (groff for the two-column page). Run `npm run build` first.
 //
-//   node bench/pdf.mjs [file.pdf ...]
+//   node bench/pdf.mjs [--runs n] [file.pdf ...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
@@ -78,35 +83,145 @@ function f1(ours, ref) {
   return p + r ? (2 * p * r) / (p + r) : 0;
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : findPdfs('/usr/share/doc').map(local);
-const built = process.argv.length > 2 ? undefined : twoColumn();
-if (built) files.push(built);
+/** About 2,000 pages joined from the others with pdfunite, as long as the PDFs read_url meets (10 MB at most). */
+function longDocument(parts) {
+  if (spawnSync('pdfunite', ['-v']).error || !parts.length) return undefined;
+  const pagesOf = (f) => Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [f]).toString())?.[1] ?? 0);
+  const sized = parts.map((f) => ({ f, pages: pagesOf(f), bytes: statSync(f).size }));
+  const chosen = [];
+  let [pages, bytes] = [0, 0];
+  for (let i = 0; pages < 2000 && i < sized.length * 4; i++) {
+    const part = sized[i % sized.length];
+    if (bytes + part.bytes > 8 * 2 ** 20) continue;
+    chosen.push(part.f);
+    [pages, bytes] = [pages + part.pages, bytes + part.bytes];
+  }
+  const path = join(work, 'long.pdf');
+  execFileSync('pdfunite', [...chosen, path]);
+  return path;
+}
+
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const RUNS = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 3;
+if (!(RUNS >= 1)) {
+  console.error('pdf bench: --runs takes a number of runs, 1 or more.');
+  process.exit(2);
+}
+const given = args.length > 0;
+const files = given ? args : findPdfs('/usr/share/doc').map(local);
+if (!given) {
+  const built = [twoColumn(), longDocument(files.slice())].filter(Boolean);
+  files.push(...built);
+}
 if (!files.length) {
   console.error('pdf bench: no PDFs given or found; install a -doc package that ships PDFs (e.g. bash-doc).');
   process.exit(2);
 }
 
-// pdf.js is loaded once before timing, as a long-running process would have it.
-await readPdf(readFileSync(files[0]));
-console.log('file                              pages    F1   ours p/s  pdftotext p/s  ratio');
-let [ourTime, refTime, pageTotal] = [0, 0, 0];
+/** pdftotext's text, wall and CPU time (its own, as bash's `times` reports for its children). */
+function pdftotext(file) {
+  const out = join(work, 'out.txt');
+  const t = performance.now();
+  const r = spawnSync('bash', ['-c', 'pdftotext -enc UTF-8 "$1" "$2" && times', 'bash', file, out]);
+  const wall = performance.now() - t;
+  if (r.status !== 0) throw new Error(`pdftotext failed on ${file}: ${r.stderr}`);
+  const [user, sys] = [
+    ...r.stdout
+      .toString()
+      .split('\n')[1]
+      .matchAll(/(\d+)m([\d.]+)s/g),
+  ].map(([, m, sec]) => Number(m) * 60 + Number(sec));
+  return { text: readFileSync(out, 'utf8'), wall, cpu: (user + sys) * 1000 };
+}
+
+/** CPU ms of each thread of this process, from /proc (Linux); empty elsewhere. */
+function threadCpu() {
+  const ms = new Map();
+  let tasks = [];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return ms;
+  }
+  for (const id of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${id}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ms.set(id, (Number(f[11]) + Number(f[12])) * 10); // utime + stime, in 10 ms ticks
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return ms;
+}
+
+async function ours(data, options) {
+  const c = process.cpuUsage();
+  const before = threadCpu();
+  const t = performance.now();
+  const { pages } = await readPdf(data, options);
+  const wall = performance.now() - t;
+  const { user, system } = process.cpuUsage(c);
+  // The busiest thread's CPU: what the wall time would be with a core for each thread.
+  let busiest = 0;
+  for (const [id, ms] of threadCpu()) busiest = Math.max(busiest, ms - (before.get(id) ?? 0));
+  return { pages, wall, cpu: (user + system) / 1000, busiest };
+}
+
+const best = (runs, key) => Math.min(...runs.map((r) => r[key]));
+
+// pdf.js loaded, and the reading workers started, before timing, as a long-running process has them.
+const largest = files.reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a));
+await readPdf(readFileSync(largest));
+
+const [cores, load] = [availableParallelism(), loadavg()[0]];
+console.log(`${cores} cores, load average ${load.toFixed(1)}; best of ${RUNS} runs`);
+if (load > cores - 1)
+  console.log('(the machine is busy: reading workers find no idle core, so wall times understate them)');
+console.log(
+  'file                              pages    F1   pages/s: ours  1 thread  pdftotext  ratio   CPU ms/page: ours  busiest thread  pdftotext',
+);
+const total = { pages: 0, ours: 0, alone: 0, ref: 0, oursCpu: 0, busiest: 0, refCpu: 0 };
 for (const file of files) {
   const data = readFileSync(file);
-  let t = performance.now();
-  const { pages } = await readPdf(data);
-  const ours = performance.now() - t;
-  t = performance.now();
-  const ref = execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { maxBuffer: 1 << 28 }).toString();
-  const theirs = performance.now() - t;
+  const runs = { ours: [], alone: [], ref: [] };
+  for (let i = 0; i < RUNS; i++) {
+    runs.ours.push(await ours(data));
+    runs.alone.push(await ours(data, { workers: 0 }));
+    runs.ref.push(pdftotext(file));
+  }
+  const { pages } = runs.ours[0];
   // Our page markers and heading marks are not words of the document.
   const text = pages.map((p) => p.replace(/^#{1,6} /gm, '').replace(/^\\#/gm, '#')).join('\n');
   const n = pages.length;
-  [ourTime, refTime, pageTotal] = [ourTime + ours, refTime + theirs, pageTotal + n];
-  const rate = (ms) => (n / (ms / 1000)).toFixed(0).padStart(8);
+  const t = {
+    ours: best(runs.ours, 'wall'),
+    alone: best(runs.alone, 'wall'),
+    ref: best(runs.ref, 'wall'),
+    oursCpu: best(runs.ours, 'cpu'),
+    busiest: best(runs.ours, 'busiest'),
+    refCpu: best(runs.ref, 'cpu'),
+  };
+  total.pages += n;
+  for (const k of Object.keys(t)) total[k] += t[k];
+  const rate = (ms) => (n / (ms / 1000)).toFixed(0);
+  const perPage = (ms) => (ms / n).toFixed(2);
   console.log(
-    `${basename(file).slice(0, 32).padEnd(32)} ${String(n).padStart(6)}  ${f1(text, ref).toFixed(3)} ${rate(ours)}  ${rate(theirs)}       ${(theirs / ours).toFixed(2)}×`,
+    `${basename(file).slice(0, 32).padEnd(32)} ${String(n).padStart(6)}  ${f1(text, runs.ref[0].text).toFixed(3)}` +
+      `  ${rate(t.ours).padStart(12)} ${rate(t.alone).padStart(9)} ${rate(t.ref).padStart(10)} ${(t.ref / t.ours).toFixed(2).padStart(6)}×` +
+      `  ${perPage(t.oursCpu).padStart(17)} ${perPage(t.busiest).padStart(15)} ${perPage(t.refCpu).padStart(10)}`,
   );
 }
+const rate = (ms) => (total.pages / (ms / 1000)).toFixed(0);
+const perPage = (ms) => (ms / total.pages).toFixed(2);
 console.log(
-  `all: ${pageTotal} pages, ours ${(pageTotal / (ourTime / 1000)).toFixed(0)} pages/s, pdftotext ${(pageTotal / (refTime / 1000)).toFixed(0)} pages/s (${(refTime / ourTime).toFixed(2)}× its speed)`,
+  `all: ${total.pages} pages; pages/s: ours ${rate(total.ours)}, on one thread ${rate(total.alone)}, pdftotext ${rate(total.ref)} ` +
+    `(${(total.ref / total.ours).toFixed(2)}× its speed; ${(total.ref / total.alone).toFixed(2)}× on one thread)`,
+);
+console.log(
+  `CPU ms/page: ours ${perPage(total.oursCpu)} (busiest thread ${perPage(total.busiest)}), pdftotext ${perPage(total.refCpu)}` +
+    (total.busiest
+      ? `; with a core per thread: ${(total.refCpu / total.busiest).toFixed(2)}× pdftotext's speed`
+      : ''),
 );

@@ -103,9 +103,11 @@ export function sourceLine(report: SourceReport, s: ReturnType<typeof styleFor>)
   const cached = r.cached ? ' · cached' : '';
   switch (r.status) {
     case 'read':
-      return s.dim(`  ✓ ${n}${r.label}${cached}`);
+      return s.dim(`  ✓ ${n}${r.label}${r.partial ? ` (${r.partial})` : ''}${cached}`);
     case 'excerpts':
-      return s.dim(`  ✓ ${n}${r.label} (long: the passages that match the question)${cached}`);
+      return s.dim(
+        `  ✓ ${n}${r.label} (long: the passages that match the question${r.partial ? `; ${r.partial}` : ''})${cached}`,
+      );
     case 'search-text':
       return s.yellow(
         `  ~ ${n}${r.label}: page unreadable, using the search service's copy of its text (${r.detail})${cached}`,

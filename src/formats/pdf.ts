@@ -1,6 +1,6 @@
-import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { FormatError } from './errors.js';
 import { escapeMarkdownLine } from './escape.js';
+import { damaged, openPdf, PDF_NO_TEXT } from './pdf/document.js';
 import {
   type HeadedLine,
   markSizeHeadings,
@@ -9,7 +9,7 @@ import {
   titleBySize,
 } from './pdf/headings.js';
 import { pageLines, type TextPiece } from './pdf/layout.js';
-import { assetPaths, loadPdfJs } from './pdf/load.js';
+import { type PagesRead, readPages } from './pdf/pages.js';
 import { cleanLine, joinHyphenated, vocabulary } from './pdf/words.js';
 
 export type { TextPiece };
@@ -34,14 +34,14 @@ export interface ReadPdfOptions {
   maxChars?: number;
   /** Stop after this many milliseconds, with the pages read by then. */
   timeBudgetMs?: number;
+  /** The most reading workers (threads) to use; by default one per spare core, up to 3. */
+  workers?: number;
 }
 
-export const PDF_ENCRYPTED = 'The PDF is encrypted (password-protected), so its text cannot be read.';
-export const PDF_NO_TEXT = 'The PDF has no text layer (scanned or image-only); it would need OCR.';
-const damaged = (why: string) => `The PDF is damaged or incomplete: ${why.replace(/\.$/, '')}.`;
+export { PDF_ENCRYPTED, PDF_NO_TEXT } from './pdf/document.js';
 
-/** Pages asked for at once: pdf.js answers several requests in one pass of its message loop. */
-const CONCURRENT_PAGES = 4;
+// The reading worker, as built (tsc's output): found the same way from src/, dist/ and dist/bundle/.
+const WORKER_URL = new URL('../../dist/formats/pdf/worker.js', import.meta.url);
 
 /** Titles that authoring tools write for every document: not a name for this one. */
 function usableTitle(raw: unknown): string | undefined {
@@ -81,6 +81,7 @@ export function pageText(items: TextPiece[]): string {
 
 /** Hyphenated line ends joined on each page, with the whole document's words as the judge. */
 function joinWords(pages: HeadedLine[][]): void {
+  if (!pages.some((lines) => lines.some((l) => l.text.endsWith('-')))) return;
   const words = vocabulary(pages.flatMap((lines) => lines.map((l) => l.text)));
   for (const lines of pages) {
     const texts = joinHyphenated(
@@ -104,57 +105,27 @@ function joinWords(pages: HeadedLine[][]): void {
  * or incomplete, or has no text to read.
  */
 export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): Promise<PdfText> {
-  if (data.length === 0) throw new FormatError(damaged('the file is empty (0 bytes)'));
-  const { getDocument } = await loadPdfJs();
   options.signal?.throwIfAborted();
-  const task = getDocument({
-    // A copy: pdf.js refuses Buffers and may transfer (detach) the array it is given.
-    data: new Uint8Array(data),
-    ...assetPaths(),
-    // Text only: no font loading, no eval of font programs, no canvas.
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  });
+  const started = performance.now();
+  const { doc, close } = await openPdf(data);
   try {
-    let doc: Awaited<typeof task.promise>;
+    options.signal?.throwIfAborted();
+    // The budget counts loading pdf.js and opening the file too; the first page is read whatever is left.
+    const { timeBudgetMs } = options;
+    const left =
+      timeBudgetMs === undefined ? {} : { timeBudgetMs: timeBudgetMs - (performance.now() - started) };
+    let read: PagesRead;
     try {
-      doc = await task.promise;
-    } catch (error) {
-      const { name, message } = error as Error;
-      if (name === 'PasswordException') throw new FormatError(PDF_ENCRYPTED);
-      throw new FormatError(damaged(message || name));
-    }
-    const started = performance.now();
-    const lines: HeadedLine[][] = [];
-    let chars = 0;
-    let read = 0; // pages read so far, counted in order
-    let stopped: PdfText['stopped'];
-    let next = 1;
-    const worker = async () => {
-      while (next <= doc.numPages && !stopped) {
-        options.signal?.throwIfAborted();
-        const n = next++;
-        const page = await doc.getPage(n);
-        // Ligatures are spelled out by cleanLine, which is cheaper than pdf.js's normalisation of every item.
-        const content = await page.getTextContent({ disableNormalization: true });
-        lines[n - 1] = linesOf(content.items.filter((i): i is TextItem => 'str' in i));
-        page.cleanup();
-        for (; lines[read]; read++) for (const l of lines[read]!) chars += l.text.length + 1;
-        if (options.maxChars !== undefined && chars >= options.maxChars) stopped ??= 'enough';
-        if (options.timeBudgetMs !== undefined && performance.now() - started > options.timeBudgetMs)
-          stopped ??= 'time';
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: CONCURRENT_PAGES }, worker));
+      read = await readPages(doc, data, { ...options, ...left, workerUrl: WORKER_URL });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new FormatError(damaged((error as Error).message));
     }
-    const pages = lines.slice(0, read);
-    if (!pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text)))) throw new FormatError(PDF_NO_TEXT);
+    const { stopped } = read;
+    const pages: HeadedLine[][] = read.pages;
+    // Pages without text before a stop say nothing of the pages after it.
+    if (!stopped && !pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text))))
+      throw new FormatError(PDF_NO_TEXT);
     const largest = titleBySize(pages);
     const bookmarks = await readOutline(doc);
     if (bookmarks.length) placeBookmarks(pages, bookmarks);
@@ -170,10 +141,10 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
       ...(title ? { title } : {}),
       pages: pages.map(renderPage),
       pageCount: doc.numPages,
-      ...(stopped && read < doc.numPages ? { stopped } : {}),
+      ...(stopped ? { stopped } : {}),
     };
   } finally {
-    await task.destroy();
+    await close();
   }
 }
 

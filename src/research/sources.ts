@@ -1,5 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
+import { pdfBudgetMs } from '../tools/pdf-budget.js';
 import type { PageCache } from '../tools/read-url.js';
 import { searchBackendName } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
@@ -38,6 +39,8 @@ export interface SourceReport {
   /** `filtered`: a search's results that fell outside the web filters were dropped (detail says how many). */
   status: Source['status'] | 'failed' | 'skipped' | 'filtered';
   detail?: string;
+  /** A PDF read only in part, within its time budget: "read 12 of 2,962 pages: the 15 s time budget was spent". */
+  partial?: string;
   n?: number;
   /** The source's facts came from the extraction cache (see Source.cached). */
   cached?: boolean;
@@ -269,7 +272,9 @@ async function readResult(
   }
   let failure: string;
   try {
-    const page = await readPage(result.url, { env: o.env, signal: o.signal, cache: o.pages });
+    // A long PDF is read for its time budget (AGENT_PDF_BUDGET_MS), then from the pages read by then.
+    const pdf = { timeBudgetMs: pdfBudgetMs(o.env) };
+    const page = await readPage(result.url, { env: o.env, signal: o.signal, cache: o.pages, pdf });
     // A result that redirected to a page already collected (under another URL) is not read twice.
     const landed = normalizeUrl(page.url);
     if (landed !== normalizeUrl(result.url)) {
@@ -292,7 +297,8 @@ async function readResult(
         kind: 'web',
         title,
         location: page.url,
-        text: read.text,
+        // The writer is told when a PDF was read only in part.
+        text: page.note ? `[${page.note}]\n\n${read.text}` : read.text,
         status,
         // A page from the cache was read when it was fetched, or last confirmed unchanged.
         readAt: page.fetchedAt ?? new Date().toISOString(),
@@ -300,10 +306,12 @@ async function readResult(
       key,
     );
     st.slots[slot] = source;
+    const partial = page.note && page.note[0]!.toLowerCase() + page.note.slice(1, -1);
     st.report({
       label: result.url,
       status,
       detail: read.excerpted ? 'matching passages' : undefined,
+      ...(partial ? { partial } : {}),
       ...cachedMark(source),
     });
     return;

@@ -3,14 +3,12 @@ import { FormatError } from '../formats/errors.js';
 import { extractHtml } from '../formats/html/html-to-text.js';
 import { formatPdfText, readPdf } from '../formats/pdf.js';
 import { type Fetched, type ResponseStart, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
+import { budgetWords, pdfBudgetMs } from './pdf-budget.js';
 import { type Tool, ToolError } from './tool.js';
 
 export const MAX_TEXT_CHARS = 8000;
 /** A PDF cut short cannot be parsed, so PDFs are read whole, up to this size, or refused. */
 export const PDF_MAX_BYTES = 10 * 1024 * 1024;
-
-/** A PDF read for read_url stops after this long, with the pages read by then. */
-export const PDF_TIME_BUDGET_MS = 15_000;
 
 export interface Page {
   url: string;
@@ -19,7 +17,7 @@ export interface Page {
   kind: 'pdf' | 'html' | 'text';
   /** A PDF's page count. */
   pages?: number;
-  /** Said before the text: how much of a long PDF was read, when not all of it. */
+  /** Said before the text, when a long PDF was read only in part: "Read 12 of 2,962 pages: …". */
   note?: string;
   /** Served from the page cache: when it was fetched, or last confirmed by its server (ISO 8601). */
   fetchedAt?: string;
@@ -73,11 +71,10 @@ async function pdfPage(fetched: Fetched, signal?: AbortSignal, limits: PdfLimits
     const { title, pages, pageCount, stopped } = await readPdf(fetched.body, { signal, ...limits });
     const why =
       stopped === 'time'
-        ? `the ${Math.round((limits.timeBudgetMs ?? 0) / 1000)} s time budget was spent`
+        ? `the ${budgetWords(limits.timeBudgetMs ?? 0)} time budget was spent`
         : 'that is more text than is shown';
-    const note = stopped
-      ? `[Read pages 1–${pages.length} of ${pageCount.toLocaleString('en-US')}: ${why}.]`
-      : undefined;
+    const count = (n: number) => n.toLocaleString('en-US');
+    const note = stopped ? `Read ${count(pages.length)} of ${count(pageCount)} pages: ${why}.` : undefined;
     return {
       url: fetched.url,
       title: title ?? firstLine(pages),
@@ -143,7 +140,7 @@ export async function readPage(url: string, options: ReadPageOptions): Promise<P
 
 /** The title first, then the text, cut at MAX_TEXT_CHARS with a visible marker. */
 export function formatPage(page: Page, max = MAX_TEXT_CHARS): string {
-  const header = [page.title, page.url, page.note].filter(Boolean).join('\n');
+  const header = [page.title, page.url, page.note && `[${page.note}]`].filter(Boolean).join('\n');
   const room = Math.max(0, max - header.length - 2);
   const cut = page.text.length > room;
   const body = cut
@@ -156,6 +153,8 @@ export function readUrlTool(
   env: NodeJS.ProcessEnv = process.env,
   options: Omit<ReadPageOptions, 'env' | 'signal' | 'pdf'> = {},
 ): Tool<{ url: string }> {
+  // Read now, so a bad AGENT_PDF_BUDGET_MS stops the chat at start rather than failing each read.
+  const timeBudgetMs = pdfBudgetMs(env);
   return {
     name: 'read_url',
     description:
@@ -165,8 +164,8 @@ export function readUrlTool(
       'Private, local and non-HTTP addresses are refused.',
     input: z.strictObject({ url: z.string().min(1).describe('An absolute http(s) URL') }),
     async run({ url }, { signal }) {
-      // A long PDF is read only as far as the text shown, or for 15 s: the rest would be cut anyway.
-      const pdf = { maxChars: MAX_TEXT_CHARS, timeBudgetMs: PDF_TIME_BUDGET_MS };
+      // A long PDF is read only as far as the text shown, or for its time budget: the rest would be cut anyway.
+      const pdf = { maxChars: MAX_TEXT_CHARS, timeBudgetMs };
       return formatPage(await readPage(url, { ...options, env, signal, pdf }));
     },
   };

@@ -373,7 +373,7 @@ describe('read_url on PDFs', () => {
     });
     const s = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
     const out = await readUrlTool(allow(s.port)).run({ url: `${s.base}/report.pdf` }, { signal });
-    const note = /\[Read pages 1–(\d+) of 60: that is more text than is shown\.\]/.exec(out);
+    const note = /\n\[Read (\d+) of 60 pages: that is more text than is shown\.\]\n\n\[Page 1\]/.exec(out);
     expect(note).not.toBeNull();
     expect(Number(note![1])).toBeGreaterThanOrEqual(8);
     expect(Number(note![1])).toBeLessThan(20);
@@ -383,6 +383,28 @@ describe('read_url on PDFs', () => {
     expect(page.note).toBeUndefined();
     expect(page.pages).toBe(60);
     expect(page.text).toContain('[Page 60]\nSection 60\n');
+  });
+
+  it('stops a long PDF when its time budget (AGENT_PDF_BUDGET_MS) is spent, with the first pages', async () => {
+    const line = 'A short line.';
+    const pdf = makePdf({ pages: Array.from({ length: 400 }, (_, i) => [`Part ${i + 1}`, line]) });
+    const s = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
+    const env = { ...allow(s.port), AGENT_PDF_BUDGET_MS: '1' };
+    const out = await readUrlTool(env).run({ url: `${s.base}/parts.pdf` }, { signal });
+    const note = /\n\[Read (\d+) of 400 pages: the 1 ms time budget was spent\.\]\n/.exec(out);
+    expect(note).not.toBeNull();
+    const read = Number(note![1]);
+    expect(read).toBeLessThan(400);
+    expect(out).toContain(`[Page ${read}]\nPart ${read}\n`);
+    expect(out).not.toContain(`[Page ${read + 1}]`);
+  });
+
+  it('refuses an AGENT_PDF_BUDGET_MS that is not milliseconds, when the tool is made', () => {
+    for (const bad of ['15s', '0', '-5', '1.5'])
+      expect(() => readUrlTool({ AGENT_PDF_BUDGET_MS: bad })).toThrow(
+        `AGENT_PDF_BUDGET_MS=${bad} is not a time budget: expected milliseconds, a whole number above 0, like 15000.`,
+      );
+    expect(() => readUrlTool({ AGENT_PDF_BUDGET_MS: '' })).not.toThrow();
   });
 
   it('keeps HTML at 512 KB while PDFs may be larger', async () => {

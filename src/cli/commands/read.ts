@@ -128,6 +128,6 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
   const first = text.replace(/^\[Page 1\]\n/, '').split('\n', 1)[0]!;
   const opensWithTitle = /^#{1,6} /.test(first) && first.replace(/^#+ /, '').trim() === read.title;
   const head = read.title && !opensWithTitle ? `# ${read.title}\n\n` : '';
-  const note = read.note ? `${read.note}\n\n` : '';
+  const note = read.note ? `[${read.note}]\n\n` : '';
   process.stdout.write(`${head}${note}${text}\n`);
 }

@@ -17,6 +17,7 @@ import {
 } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
 import type { RecordedOptions } from '../../research/resume.js';
+import { pdfBudgetMs } from '../../tools/pdf-budget.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
@@ -113,6 +114,7 @@ export function researchPrices(o: ResearchCommandOptions, models: ModelSetup | u
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
   const userPrices = models ? loadUserPrices() : {};
   const maxCostUsd = maxCostSetting(o.maxCost, process.env);
+  pdfBudgetMs(process.env); // a bad AGENT_PDF_BUDGET_MS stops the run here, before any model call
   if (models && maxCostUsd !== undefined)
     requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
   return { userPrices, maxCostUsd };

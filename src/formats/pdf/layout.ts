@@ -100,20 +100,24 @@ function rowsOf(pieces: Piece[]): Segment[][] {
 }
 
 const NUMERIC = /[\d.,±%]/;
+const SPACE = /\s/;
 
 /** The text of a segment: a space where the gap between pieces is visible and neither side has one. */
 function segmentText(seg: Segment): string {
   let out = '';
+  // The last character written, kept aside: reading it back from `out` would flatten the string each time.
+  let last = '';
   let endX = Number.NEGATIVE_INFINITY;
   for (const p of seg.pieces) {
-    if (out) {
+    if (last) {
       const gap = p.x - endX;
       // Inside a number ("0.8±0.2") only a wide gap is a space: kerning around digits is not.
-      const numeric = NUMERIC.test(out.at(-1)!) && NUMERIC.test(p.str[0]!);
+      const numeric = NUMERIC.test(last) && NUMERIC.test(p.str[0]!);
       const min = p.size * (numeric ? 0.3 : 0.15);
-      if (gap > min && !/\s$/.test(out) && !/^\s/.test(p.str)) out += ' ';
+      if (gap > min && !SPACE.test(last) && !SPACE.test(p.str[0]!)) out += ' ';
     }
     out += p.str;
+    last = p.str[p.str.length - 1]!;
     endX = Math.max(endX, p.endX);
   }
   return out.replace(/\s+/g, ' ').trim();

@@ -34,6 +34,7 @@ export function vocabulary(texts: Iterable<string>): Set<string> {
 
 // A line ending in a word broken with a hyphen, and the next line starting with its lower-case rest.
 const BROKEN_END = /(\p{L}+)-$/u;
+const LONGEST_WORD = 64;
 const REST = /^(\p{Ll}+)([^\s]*)\s?/u;
 
 /**
@@ -45,7 +46,9 @@ const REST = /^(\p{Ll}+)([^\s]*)\s?/u;
 export function joinHyphenated(lines: string[], words: Set<string>): string[] {
   const out = lines.slice();
   for (let i = 0; i + 1 < out.length; i++) {
-    const end = BROKEN_END.exec(out[i]!);
+    if (!out[i]!.endsWith('-')) continue;
+    // The last word only: the pattern tried at every start of a long line costs more than all the rest.
+    const end = BROKEN_END.exec(out[i]!.slice(-LONGEST_WORD));
     const rest = end && REST.exec(out[i + 1]!);
     if (!end || !rest) continue;
     const head = end[1]!.toLowerCase();
