@@ -1,6 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
-import { searchBackendName } from '../tools/search/config.js';
+import type { SearchConfig } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
@@ -47,6 +47,8 @@ export interface RoundOptions {
   db: Db;
   root: string;
   env: NodeJS.ProcessEnv;
+  /** The run's search backend (resolved once per run); undefined when none is configured. */
+  search: SearchConfig | undefined;
   signal?: AbortSignal;
   /** Results read per search. */
   perSearch: number;
@@ -81,7 +83,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   // the room for sources: then they are not sent at all (each is a paid request), as decided below.
   const docsToRead = plan.documents.filter((d) => !o.seen.has(`doc:${d}`)).length;
   const searchesUnderWay =
-    plan.searches.length > 0 && room - docsToRead > 0 && searchBackendName(o.env)
+    plan.searches.length > 0 && room - docsToRead > 0 && o.search
       ? sendSearches(plan.searches, o)
       : undefined;
   // Reading documents is synchronous: give the searches (and, after each document, its extraction
@@ -155,7 +157,7 @@ function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>
   const replies = searches.map(async (query): Promise<SearchReply> => {
     const [{ searchWeb }] = await loadWebModules();
     try {
-      const results = await searchWeb(query, count, o.env, o.signal, o.filters);
+      const results = await searchWeb(query, count, o.search, o.signal, o.filters);
       return { query, results: dropOutside(query, results, o.filters, (r) => o.onReport?.(r)) };
     } catch (error) {
       if (o.signal?.aborted) throw new AbortedError();
@@ -172,8 +174,7 @@ async function collectWeb(
   st: WebState,
   searchesUnderWay?: Promise<SearchReply>[],
 ): Promise<void> {
-  const backend = searchBackendName(o.env);
-  if (!backend) {
+  if (!o.search) {
     for (const q of searches)
       st.report({ label: `search "${q}"`, status: 'skipped', detail: 'no search service configured' });
     return;
