@@ -10,6 +10,24 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
+
+/**
+ * commander requires node:child_process at load, only to run executable subcommands, which agent has
+ * none of; loading it costs every command a few milliseconds. It is required on first use instead.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: `${root}dist/cli/main.js` },
@@ -19,11 +37,15 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
+  // Less source for V8 to scan at each start; names are kept, so stack traces still say where.
+  minifyWhitespace: true,
+  minifySyntax: true,
   // undici too: it is loaded lazily, and esbuild's CommonJS interop loses its named exports in a dynamic import.
   external: ['better-sqlite3', 'pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
   // Bundled CommonJS packages call require(); ESM has none, so each chunk gets one.
   banner: {
     js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);",
   },
+  plugins: [lazyChildProcess],
   logLevel: 'warning',
 });

@@ -15,7 +15,7 @@ const configError = (fn: () => unknown): ConfigError => {
   throw new Error('expected a ConfigError');
 };
 
-describe('resolveSearch', () => {
+describe('resolveSearch: which backend', () => {
   it('picks the first configured in the order Brave, Tavily, SearXNG', () => {
     const all = { BRAVE_SEARCH_KEY: 'b', TAVILY_API_KEY: 't', SEARXNG_URL: 'http://searx.lan' };
     expect(resolveSearch(all)?.backend).toBe('brave');
@@ -70,7 +70,7 @@ describe('resolveSearch', () => {
   });
 });
 
-describe('resolveSearch', () => {
+describe('resolveSearch: what a search needs', () => {
   it('gives the backend, its endpoint and its key, read once', () => {
     expect(resolveSearch({ TAVILY_API_KEY: ' t ', TAVILY_BASE_URL: 'http://t.lan/v1/' })).toEqual({
       backend: 'tavily',
