@@ -3,7 +3,9 @@
 // instead of hundreds of modules, which cuts start-up to the first model request by about a third
 // (bench/first-request.mjs). The chunks sit two levels below the package root, like every compiled
 // module, so paths built from import.meta.url (package.json, content/, db/migrations/) still resolve.
-// Native, very large or rarely used packages stay external and load from node_modules when needed.
+// Very large or rarely used packages stay external and load from node_modules when needed. better-sqlite3's
+// JavaScript is bundled (a dozen CommonJS files less at each start); its compiled addon stays in
+// node_modules, given by path when a database is opened (withAddon in src/store/open.ts).
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -41,7 +43,7 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // undici too: it is loaded lazily, and esbuild's CommonJS interop loses its named exports in a dynamic import.
-  external: ['better-sqlite3', 'pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
+  external: ['pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
   // Bundled CommonJS packages call require(); ESM has none, so each chunk gets one.
   banner: {
     js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);",

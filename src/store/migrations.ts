@@ -13,14 +13,16 @@ export interface Migration {
 export const MIGRATIONS_DIR = new URL('../../db/migrations/', import.meta.url);
 
 export function loadMigrations(dir: URL = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
-    .sort()
-    // Only the names are needed to see what is applied; a step's SQL is read when it runs.
-    .map((file) => ({
-      name: file.replace(/\.sql$/, ''),
-      up: (db) => db.exec(readFileSync(new URL(file, dir), 'utf8')),
-    }));
+  return (
+    readdirSync(dir)
+      .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+      .sort()
+      // Only the names are needed to see what is applied; a step's SQL is read when it runs.
+      .map((file) => ({
+        name: file.replace(/\.sql$/, ''),
+        up: (db) => db.exec(readFileSync(new URL(file, dir), 'utf8')),
+      }))
+  );
 }
 
 let cached: Migration[] | undefined;

@@ -141,22 +141,26 @@ function openReadOnly(path: string): Db {
   return copy;
 }
 
-let addon: string | undefined;
+let addon: string | object | undefined;
 
 /**
- * better-sqlite3's compiled addon, named by path: its default lookup (the `bindings` package) reads the
- * call stack and tries a dozen paths at every start. Where the addon is not at its usual place (a debug
- * build, say), that default lookup is left to find it.
+ * better-sqlite3's options with its compiled addon given: named by path, where it is built
+ * (build/Release), else found by the package's own lookup run from the package's folder. Its default
+ * lookup (the `bindings` package) reads the call stack, tries a dozen paths at every start, and inside
+ * agent's bundle would look from the wrong folder. Every database agent opens goes through this.
  */
-function withAddon(options: Database.Options = {}): Database.Options {
+export function withAddon(options: Database.Options = {}): Database.Options {
   if (addon === undefined) {
+    const load = createRequire(import.meta.url);
     try {
-      addon = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+      addon = load.resolve('better-sqlite3/build/Release/better_sqlite3.node');
     } catch {
-      addon = '';
+      const pkg = load.resolve('better-sqlite3/package.json');
+      addon = createRequire(pkg)('bindings')({ bindings: 'better_sqlite3.node', module_root: dirname(pkg) });
     }
   }
-  return addon ? { ...options, nativeBinding: addon } : options;
+  // Its types know only the path; the library takes a loaded addon too (since version 8).
+  return { ...options, nativeBinding: addon as string };
 }
 
 /** Writers wait this long for one another: indexing commits in short batches, so a wait is short. */
