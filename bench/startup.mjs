@@ -45,7 +45,7 @@ once([bin, 'cost']); // creates the database, so every timed run sees the same s
 if (before) once([before, 'cost']);
 
 const times = cases.map(() => []);
-for (let i = 0; i < runs; i++) cases.forEach(([, args], c) => times[c].push(once(args)));
+for (let i = 0; i < runs; i++) for (const [c, [, args]] of cases.entries()) times[c].push(once(args));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const wall = times.map((t) => median(t.map((x) => x.wall)));
 const cpu = times.map((t) => median(t.map((x) => x.cpu)));
