@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 // Start-up to first model request: how long after `agent research` (and `agent chat`) is spawned its
 // first request reaches a loopback model server, beside `node -e 0` (start and exit) and a bare Node
-// script that only sends one request (the floor for any Node CLI). Medians of several runs.
-// Usage: npm run build && node bench/first-request.mjs [runs]
+// script that only sends one request (the floor for any Node CLI). Medians of several interleaved runs.
+// With --before <folder> (see bench/before.mjs) that build's research and chat run interleaved too.
+// Usage: npm run build && node bench/first-request.mjs [runs] [--before <folder>]
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { beforeBin } from './before.mjs';
 import { agentEnv } from './support/loopback.mjs';
 
-const runs = Number(process.argv[2] ?? 15);
+const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 15);
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
+const before = beforeBin();
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-first-'));
 
 let onRequest = () => {};
@@ -55,13 +58,17 @@ function once(args, { untilExit = false, input } = {}) {
   });
 }
 
-async function median(args, options) {
-  const times = [];
-  for (let i = 0; i < runs; i++) times.push(await once(args, options));
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
-
+const research = [
+  'research',
+  '--provider',
+  'openai',
+  '--small-model',
+  's',
+  '--large-model',
+  'l',
+  'How much can an agent refund?',
+];
+const chat = ['chat', '--provider', 'openai', '-m', 'c'];
 const cases = [
   ['node -e 0 (start and exit)', ['-e', '0'], { untilExit: true }],
   [
@@ -69,31 +76,27 @@ const cases = [
     ['-e', `fetch(${JSON.stringify(`${base}/v1/x`)}, {method: 'POST'}).catch(() => {})`],
     {},
   ],
-  [
-    'agent research',
-    [
-      bin,
-      'research',
-      '--provider',
-      'openai',
-      '--small-model',
-      's',
-      '--large-model',
-      'l',
-      'How much can an agent refund?',
-    ],
-    {},
-  ],
-  ['agent chat (piped)', [bin, 'chat', '--provider', 'openai', '-m', 'c'], { input: 'Hello\n' }],
 ];
-await median(cases[2][1], cases[2][2]); // indexes the bundled documents once, so timed runs see the same state
-const reference = await median(cases[0][1], cases[0][2]);
-console.log(`median of ${runs} runs, from spawn to the first model request`);
-for (const [name, args, options] of cases) {
-  const ms = name.startsWith('node -e 0') ? reference : await median(args, options);
-  console.log(
-    `${name.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / reference).toFixed(2)}x node -e 0`,
-  );
+for (const b of before ? [bin, before] : [bin]) {
+  const who = b === bin ? 'agent' : '  before:';
+  cases.push([`${who} research`, [b, ...research], {}]);
+  cases.push([`${who} chat (piped)`, [b, ...chat], { input: 'Hello\n' }]);
 }
+// Indexes the bundled documents once, so timed runs see the same state.
+for (const [name, args, options] of cases) if (name.includes('research')) await once(args, options);
+const times = cases.map(() => []);
+for (let i = 0; i < runs; i++)
+  for (const [c, [, args, options]] of cases.entries()) times[c].push(await once(args, options));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const medians = times.map(median);
+console.log(
+  `median of ${runs} interleaved runs, from spawn to the first model request${before ? `; before: ${before}` : ''}`,
+);
+cases.forEach(([name], c) => {
+  const ms = medians[c];
+  console.log(
+    `${name.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / medians[0]).toFixed(2)}x node -e 0`,
+  );
+});
 server.close();
 process.exit(0);

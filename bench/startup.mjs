@@ -1,38 +1,59 @@
 #!/usr/bin/env node
-// Start-up time of the CLI beside bare Node: the median of several runs of each command.
-// Usage: node bench/startup.mjs [runs]   (run `npm run build` first)
+// Start-up time of the CLI beside bare Node: the median of several runs of each command, wall time and
+// the child's CPU time (user + system, less disturbed by other processes on a busy machine). With
+// --before <folder> (see bench/before.mjs) the same commands of that build run interleaved with these.
+// Usage: npm run build && node bench/startup.mjs [runs] [--before <folder>]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { beforeBin } from './before.mjs';
 
-const runs = Number(process.argv[2] ?? 15);
+const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 15);
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
-const env = { ...process.env, AGENT_DB: join(mkdtempSync(join(tmpdir(), 'agent-bench-')), 'agent.db') };
+const before = beforeBin();
+const home = mkdtempSync(join(tmpdir(), 'agent-bench-'));
+// A preload that records the process's own CPU time at exit; the same for every case, node -e 0 too.
+const cpuFile = join(home, 'cpu');
+const preload = join(home, 'cpu.cjs');
+writeFileSync(
+  preload,
+  `process.on('exit', () => { const u = process.cpuUsage(); require('fs').writeFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000)); });`,
+);
+const env = { ...process.env, AGENT_DB: join(home, 'agent.db') };
 
-function median(args) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { env, stdio: 'ignore' });
-    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+function once(args) {
+  rmSync(cpuFile, { force: true });
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['-r', preload, ...args], { env, stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
+  return { wall: Number(process.hrtime.bigint() - start) / 1e6, cpu: Number(readFileSync(cpuFile, 'utf8')) };
 }
 
-const cases = [
-  ['node -e 0', ['-e', '0']],
-  ['agent --version', [bin, '--version']],
-  ['agent --help', [bin, '--help']],
-  ['agent cost', [bin, 'cost']],
+const commands = [
+  ['--version', ['--version']],
+  ['--help', ['--help']],
+  ['cost', ['cost']],
 ];
-median([bin, 'cost']); // creates the database, so every timed run sees the same state
-const base = median(cases[0][1]);
-console.log(`median of ${runs} runs`);
-for (const [name, args] of cases) {
-  const ms = name === 'node -e 0' ? base : median(args);
-  console.log(`${name.padEnd(18)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
+const cases = [['node -e 0', ['-e', '0']]];
+for (const [name, args] of commands) {
+  cases.push([`agent ${name}`, [bin, ...args]]);
+  if (before) cases.push([`  before: ${name}`, [before, ...args]]);
 }
+once([bin, 'cost']); // creates the database, so every timed run sees the same state
+if (before) once([before, 'cost']);
+
+const times = cases.map(() => []);
+for (let i = 0; i < runs; i++) for (const [c, [, args]] of cases.entries()) times[c].push(once(args));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const wall = times.map((t) => median(t.map((x) => x.wall)));
+const cpu = times.map((t) => median(t.map((x) => x.cpu)));
+console.log(`median of ${runs} interleaved runs${before ? `; before: ${before}` : ''}`);
+console.log(
+  `${''.padEnd(20)} ${'wall'.padStart(9)} ${'×'.padStart(6)} ${'CPU'.padStart(9)} ${'×'.padStart(6)}`,
+);
+cases.forEach(([name], c) => {
+  const fig = (ms, base) => `${ms.toFixed(1).padStart(6)} ms ${(ms / base).toFixed(2).padStart(5)}x`;
+  console.log(`${name.padEnd(20)} ${fig(wall[c], wall[0])} ${fig(cpu[c], cpu[0])}`);
+});

@@ -3,7 +3,7 @@ import { DEFAULT_MAX_AGE_MS } from '../cache/duration.js';
 import { extractionCache } from '../cache/extractions.js';
 import { pageCache } from '../cache/pages.js';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
-import { SEARCH_SETUP_HINT, searchBackendName } from '../tools/search/config.js';
+import { resolveSearch, SEARCH_SETUP_HINT } from '../tools/search/config.js';
 import { CapReached, capNotice, capTooLow, runBudget } from './budget.js';
 import { type DocumentInfo, listDocuments, searchDocuments } from './documents.js';
 import { fallbackPlan, followUp, PLAN_LIST_LIMIT } from './follow-up.js';
@@ -47,10 +47,12 @@ function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: Res
   const writeSystem = settings.report ? REPORT_SYSTEM : WRITE_SYSTEM;
   const budget = runBudget(o, m, { system: writeSystem, maxTokens: MAX_TOKENS[step] });
   const call = modelCaller(o, m.provider, runId, ledger, emit, budget);
-  const webAvailable = searchBackendName(o.env) !== undefined;
+  // The search backend, its endpoint and key, read from the environment once for the whole run.
+  const search = resolveSearch(o.env);
+  const webAvailable = search !== undefined;
   const all = listDocuments(o.db, o.contentDir);
   const known = new Set(all.map((d) => d.slug));
-  return { ledger, call, webAvailable, all, known, budget };
+  return { ledger, call, search, webAvailable, all, known, budget };
 }
 
 type ChainStart = ReturnType<typeof chainStart>;
@@ -131,7 +133,7 @@ export async function modelChain(
   emit: Emit,
 ): Promise<ChainResult> {
   const start = chainStart(o, m, emit, settings);
-  const { ledger, call, webAvailable, all, known, budget } = start;
+  const { ledger, call, search, webAvailable, all, known, budget } = start;
   let plan = await choosePlan(o, m, settings, emit, start);
   o.progress?.onPlan(1, plan);
 
@@ -164,6 +166,7 @@ export async function modelChain(
       db: o.db,
       root: o.contentDir,
       env: o.env,
+      search,
       signal: o.signal,
       perSearch: settings.perSearch,
       queries: [o.question, ...what.searches],

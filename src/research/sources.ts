@@ -2,7 +2,7 @@ import { AbortedError, errorMessage } from '../errors.js';
 import type { Db } from '../store/open.js';
 import { pdfBudgetMs } from '../tools/pdf-budget.js';
 import type { PageCache } from '../tools/read-url.js';
-import { searchBackendName } from '../tools/search/config.js';
+import type { SearchConfig } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
@@ -58,6 +58,8 @@ export interface RoundOptions {
   db: Db;
   root: string;
   env: NodeJS.ProcessEnv;
+  /** The run's search backend (resolved once per run); undefined when none is configured. */
+  search: SearchConfig | undefined;
   signal?: AbortSignal;
   /** Results read per search. */
   perSearch: number;
@@ -175,7 +177,7 @@ interface WebState {
 
 /** A search service is set up, or (in a resumed run) every one of these searches was recorded. */
 const canSearch = (searches: string[], o: RoundOptions): boolean =>
-  searchBackendName(o.env) !== undefined || searches.every((q) => o.prior?.search(q) !== undefined);
+  o.search !== undefined || searches.every((q) => o.prior?.search(q) !== undefined);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -192,7 +194,8 @@ function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>
     if (recorded) return { query, results: recorded };
     const [{ searchWeb }] = await loadWebModules();
     try {
-      const found = await searchWeb(query, count, o.env, o.signal, o.filters);
+      // canSearch: a query not recorded by an earlier attempt has a search service to go to.
+      const found = await searchWeb(query, count, o.search!, o.signal, o.filters);
       const results = dropOutside(query, found, o.filters, (r) => o.onReport?.(r));
       o.onSearch?.(query, results);
       return { query, results };

@@ -1,6 +1,6 @@
-// The modules web sources need (the search backends, the page reader with its HTML and PDF front ends,
-// and the HTTP client), loaded once per process. Not at start-up: most runs begin with documents and a
-// model request. The chain starts loading them while the plan request is in flight, so the first search
+// The modules web sources need (the search backends, the page reader with its HTML front end, and the
+// HTTP client), loaded once per process; the PDF reader loads with the first PDF. Not at start-up: most
+// runs begin with documents and a model request. The chain starts loading them while the plan request is in flight, so the first search
 // goes out the moment the plan is parsed instead of after a module load on the critical path.
 
 type WebModules = [typeof import('../tools/search/index.js'), typeof import('../tools/read-url.js')];
@@ -12,6 +12,7 @@ export function loadWebModules(): Promise<WebModules> {
     import('../tools/search/index.js'),
     import('../tools/read-url.js'),
     import('../tools/net/safe-fetch.js').then((m) => m.loadHttpClient()),
+    import('../formats/html/html-to-text.js'),
   ]).then(([search, read]) => [search, read] as WebModules);
   return loading;
 }

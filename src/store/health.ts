@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
 import { StoreError, storeError, storeProblem } from './errors.js';
-import { type Db, pathOf } from './open.js';
+import { type Db, pathOf, withAddon } from './open.js';
 
 // The database's health: SQLite's integrity check, read as which tables are damaged; and the document
 // index, which can always be made again from the files, cleared when it is the only damaged part.
@@ -167,7 +167,7 @@ export function readIndex<T>(db: Db, read: () => T): T {
 export function clearDamagedIndex(path: string): boolean {
   let db: Db | undefined;
   try {
-    db = new Database(path, { fileMustExist: true });
+    db = new Database(path, withAddon({ fileMustExist: true }));
     db.pragma('busy_timeout = 30000');
     return repairIndex(db);
   } catch {
@@ -179,7 +179,7 @@ export function clearDamagedIndex(path: string): boolean {
 
 /** Opens a database file only to read it, for checking or recovering: no migration, no WAL switch. */
 export function openForReading(path: string): Db {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new Database(path, withAddon({ readonly: true, fileMustExist: true }));
   db.pragma('busy_timeout = 30000');
   return db;
 }

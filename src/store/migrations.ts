@@ -13,13 +13,16 @@ export interface Migration {
 export const MIGRATIONS_DIR = new URL('../../db/migrations/', import.meta.url);
 
 export function loadMigrations(dir: URL = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
-    .sort()
-    .map((file) => {
-      const sql = readFileSync(new URL(file, dir), 'utf8');
-      return { name: file.replace(/\.sql$/, ''), up: (db) => db.exec(sql) };
-    });
+  return (
+    readdirSync(dir)
+      .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+      .sort()
+      // Only the names are needed to see what is applied; a step's SQL is read when it runs.
+      .map((file) => ({
+        name: file.replace(/\.sql$/, ''),
+        up: (db) => db.exec(readFileSync(new URL(file, dir), 'utf8')),
+      }))
+  );
 }
 
 let cached: Migration[] | undefined;
@@ -62,7 +65,17 @@ export function pendingMigrations(db: Database, steps: Migration[] = migrations(
   return steps.filter((s) => !applied.has(s.name));
 }
 
+/**
+ * Whether every step is applied, from the database header alone: `migrate` sets PRAGMA user_version to
+ * the number of steps once all are applied, so an up-to-date database costs one read at each start
+ * instead of the schema table's queries. Steps are only ever added, so the count names the set; one
+ * written by a newer version has a larger count, and an older version's leaves it short (or 0).
+ */
+export const isCurrent = (db: Database, steps: Migration[] = migrations()): boolean =>
+  db.pragma('user_version', { simple: true }) === steps.length;
+
 export function migrate(db: Database, steps: Migration[] = migrations()): string[] {
+  if (isCurrent(db, steps)) return [];
   refuseNewerSchema(db, steps);
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
@@ -82,5 +95,6 @@ export function migrate(db: Database, steps: Migration[] = migrations()): string
       ran.push(step.name);
     }).immediate();
   }
+  db.pragma(`user_version = ${steps.length}`);
   return ran;
 }

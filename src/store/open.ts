@@ -10,12 +10,13 @@ import {
   readFileSync,
   statSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentError, ConfigError, errorMessage } from '../errors.js';
 import { dataDirectory, defaultDatabasePath } from '../paths.js';
 import { StoreError, storeError, storeProblem, writeFailure } from './errors.js';
-import { migrate, pendingMigrations, refuseNewerSchema } from './migrations.js';
+import { isCurrent, migrate, pendingMigrations, refuseNewerSchema } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -76,7 +77,7 @@ type Mode = 'shared' | 'read-only' | 'alone';
 function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOptions): Db {
   let db: Db;
   try {
-    db = mode === 'read-only' ? openReadOnly(path) : new Database(path);
+    db = mode === 'read-only' ? openReadOnly(path) : new Database(path, withAddon());
   } catch (error) {
     throw cannotOpen(path, error);
   }
@@ -87,9 +88,10 @@ function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOp
     // Without shared memory, WAL keeps its index in this process's memory (and the file to itself).
     if (mode === 'alone') db.pragma('locking_mode = EXCLUSIVE');
     // Before WAL mode or permissions change anything: a newer version's database is left as it is.
-    refuseNewerSchema(db);
+    const current = isCurrent(db);
+    if (!current) refuseNewerSchema(db);
     if (mode === 'read-only') {
-      if (pendingMigrations(db).length > 0)
+      if (!current && pendingMigrations(db).length > 0)
         throw new ConfigError(
           `The database at ${path} is read-only and was made by an older version of agent: make it writable once so that it can be upgraded.`,
         );
@@ -119,7 +121,7 @@ function setUp(path: string, mode: Mode, tightened: Tightened[], options: OpenOp
  * journal database (header bytes 18 and 19) since memory has no WAL. Nothing can write it meanwhile.
  */
 function openReadOnly(path: string): Db {
-  const db = new Database(path, { readonly: true });
+  const db = new Database(path, withAddon({ readonly: true }));
   try {
     db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
     return db;
@@ -134,9 +136,31 @@ function openReadOnly(path: string): Db {
   }
   const image = readFileSync(path);
   if (image.length >= 100) image.fill(1, 18, 20);
-  const copy = new Database(image, { readonly: true });
+  const copy = new Database(image, withAddon({ readonly: true }));
   copies.set(copy, path);
   return copy;
+}
+
+let addon: string | object | undefined;
+
+/**
+ * better-sqlite3's options with its compiled addon given: named by path, where it is built
+ * (build/Release), else found by the package's own lookup run from the package's folder. Its default
+ * lookup (the `bindings` package) reads the call stack, tries a dozen paths at every start, and inside
+ * agent's bundle would look from the wrong folder. Every database agent opens goes through this.
+ */
+export function withAddon(options: Database.Options = {}): Database.Options {
+  if (addon === undefined) {
+    const load = createRequire(import.meta.url);
+    try {
+      addon = load.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      const pkg = load.resolve('better-sqlite3/package.json');
+      addon = createRequire(pkg)('bindings')({ bindings: 'better_sqlite3.node', module_root: dirname(pkg) });
+    }
+  }
+  // Its types know only the path; the library takes a loaded addon too (since version 8).
+  return { ...options, nativeBinding: addon as string };
 }
 
 /** Writers wait this long for one another: indexing commits in short batches, so a wait is short. */

@@ -3,7 +3,7 @@ import { calculatorTool } from './calculator.js';
 import { saveNoteTool, searchNotesTool } from './notes.js';
 import type { PageCache } from './read-url.js';
 import { ToolRegistry } from './registry.js';
-import { searchBackendName } from './search/config.js';
+import { resolveSearch } from './search/config.js';
 import type { AnyTool } from './tool.js';
 
 /**
@@ -20,9 +20,11 @@ export async function buildChatTools(
   const tools: AnyTool[] = [calculatorTool];
   const { readUrlTool } = await import('./read-url.js');
   tools.push(readUrlTool(env, pages ? { cache: pages } : {}));
-  if (searchBackendName(env)) {
+  // Resolved once for the session: every web_search call reuses it.
+  const search = resolveSearch(env);
+  if (search) {
     const { webSearchTool } = await import('./web-search.js');
-    tools.push(webSearchTool(env));
+    tools.push(webSearchTool(search));
   }
   tools.push(saveNoteTool(db), searchNotesTool(db));
   return new ToolRegistry([...tools, ...extra]);

@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import { FormatError } from '../formats/errors.js';
-import { extractHtml } from '../formats/html/html-to-text.js';
-import { formatPdfText, readPdf } from '../formats/pdf.js';
 import { type Fetched, type ResponseStart, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
 import { budgetWords, pdfBudgetMs } from './pdf-budget.js';
 import { type Tool, ToolError } from './tool.js';
@@ -67,6 +65,8 @@ const firstLine = (pages: string[]) =>
     .slice(0, 200) ?? '';
 
 async function pdfPage(fetched: Fetched, signal?: AbortSignal, limits: PdfLimits = {}): Promise<Page> {
+  // The readers load with the first page of their kind: the chat offers read_url without loading them.
+  const { formatPdfText, readPdf } = await import('../formats/pdf.js');
   try {
     const { title, pages, pageCount, stopped } = await readPdf(fetched.body, { signal, ...limits });
     const why =
@@ -99,6 +99,7 @@ export async function toPage(fetched: Fetched, signal?: AbortSignal, limits?: Pd
   const text = decode(fetched.body, detectCharset(fetched.contentType, fetched.body));
   const looksHtml = type === '' && /^\s*</.test(text);
   if (type === 'text/html' || type === 'application/xhtml+xml' || looksHtml) {
+    const { extractHtml } = await import('../formats/html/html-to-text.js');
     const { title, text: body } = extractHtml(text);
     if (!body.trim()) throw new ToolError(`${fetched.url} has no readable text (it may need JavaScript).`);
     return { url: fetched.url, title, text: body, kind: 'html' };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type SearchResult, searchWeb } from './search/index.js';
+import { type SearchConfig, type SearchResult, searchWeb } from './search/index.js';
 import type { Tool } from './tool.js';
 
 // The chat's web_search tool. The backends (Brave, Tavily, SearXNG) live in search/.
@@ -12,7 +12,8 @@ export function formatResults(results: SearchResult[]): string {
   return results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet}`).join('\n');
 }
 
-export function webSearchTool(env: NodeJS.ProcessEnv = process.env): Tool<{ query: string; count?: number }> {
+/** `search`: the session's backend (see resolveSearch); without one, each call fails saying how to set it up. */
+export function webSearchTool(search: SearchConfig | undefined): Tool<{ query: string; count?: number }> {
   return {
     name: 'web_search',
     description:
@@ -23,7 +24,7 @@ export function webSearchTool(env: NodeJS.ProcessEnv = process.env): Tool<{ quer
       count: z.number().int().min(1).max(10).optional().describe('How many results, 1 to 10 (default 5)'),
     }),
     async run({ query, count }, { signal }) {
-      return formatResults(await searchWeb(query, count ?? 5, env, signal));
+      return formatResults(await searchWeb(query, count ?? 5, search, signal));
     },
   };
 }

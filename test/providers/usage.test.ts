@@ -88,7 +88,10 @@ describe('OpenAI strict function schemas', () => {
     const { calculatorTool } = await import('../../src/tools/calculator.js');
     const { webSearchTool } = await import('../../src/tools/web-search.js');
     const { toToolSpec } = await import('../../src/tools/registry.js');
-    const [calc, search] = convertResponsesTools([toToolSpec(calculatorTool), toToolSpec(webSearchTool({}))]);
+    const [calc, search] = convertResponsesTools([
+      toToolSpec(calculatorTool),
+      toToolSpec(webSearchTool(undefined)),
+    ]);
     expect(calc).toMatchObject({
       strict: true,
       parameters: { required: ['expression'], additionalProperties: false },

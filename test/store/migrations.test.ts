@@ -84,6 +84,22 @@ describe('migrations', () => {
     expect(r.stderr).not.toMatch(/Tightened/);
   });
 
+  it('mark an up-to-date database by its step count, and refuse one a newer version moved past it', () => {
+    const path = tempDb();
+    openStore(path).close();
+    const db = new Database(path);
+    expect(db.pragma('user_version', { simple: true })).toBe(names().length);
+    // What a newer version does: one more step, and the count it knows.
+    const future = {
+      name: '999_from_the_future',
+      up: (d: Database.Database) => d.exec('CREATE TABLE f (x)'),
+    };
+    expect(migrate(db, [...migrations(), future])).toEqual(['999_from_the_future']);
+    expect(db.pragma('user_version', { simple: true })).toBe(names().length + 1);
+    db.close();
+    expect(() => openStore(path)).toThrow(/newer version of agent.*999_from_the_future/);
+  });
+
   it('open the file in WAL mode with a busy timeout', () => {
     const db = openStore(tempDb());
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -3,6 +3,7 @@ import { listNotes } from '../../src/store/notes.js';
 import { openStore } from '../../src/store/open.js';
 import { buildChatTools } from '../../src/tools/index.js';
 import { saveNoteTool, searchNotesTool } from '../../src/tools/notes.js';
+import { resolveSearch } from '../../src/tools/search/config.js';
 import { webSearchTool } from '../../src/tools/web-search.js';
 import { json, startFakeServer } from '../support/fake-server.js';
 
@@ -29,10 +30,9 @@ describe('web_search', () => {
         },
       }),
     );
-    const tool = webSearchTool({
-      BRAVE_SEARCH_KEY: 'brave-key',
-      BRAVE_SEARCH_URL: `${server.url}/res/v1/web/search`,
-    });
+    const tool = webSearchTool(
+      resolveSearch({ BRAVE_SEARCH_KEY: 'brave-key', BRAVE_SEARCH_URL: `${server.url}/res/v1/web/search` }),
+    );
     const out = await tool.run({ query: 'refund policy $200', count: 2 }, { signal });
     const req = server.requests[0]!;
     expect(req.method).toBe('GET');
@@ -48,7 +48,7 @@ describe('web_search', () => {
 
   it('turns 429 and 401 into errors that say what happened', async () => {
     server.queue.push(json(429, {}), json(401, {}));
-    const tool = webSearchTool({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url });
+    const tool = webSearchTool(resolveSearch({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url }));
     await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(/rate limit reached \(429\)/);
     await expect(tool.run({ query: 'x' }, { signal })).rejects.toThrow(
       /refused the key \(401\).*BRAVE_SEARCH_KEY/,
@@ -57,7 +57,7 @@ describe('web_search', () => {
 
   it('says "No results." for an empty result list', async () => {
     server.queue.push(json(200, { web: { results: [] } }));
-    const tool = webSearchTool({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url });
+    const tool = webSearchTool(resolveSearch({ BRAVE_SEARCH_KEY: 'k', BRAVE_SEARCH_URL: server.url }));
     expect(await tool.run({ query: 'zzzz' }, { signal })).toBe('No results.');
     expect(new URL(server.requests[0]!.url, server.url).searchParams.get('count')).toBe('5');
   });

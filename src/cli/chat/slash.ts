@@ -1,10 +1,5 @@
-import { maxAgeSetting } from '../../cache/duration.js';
 import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
-import { contentDirectory } from '../../research/documents.js';
-import { runResearch } from '../../research/pipeline.js';
 import { runTotals } from '../../store/ledger.js';
-import { printResearch } from '../commands/research.js';
-import { ResearchRenderer, sourceList } from '../research-render.js';
 import { formatCost, formatInt, formatUsd } from '../style.js';
 import { capSpent, newCap } from './cap.js';
 import type { Chat } from './context.js';
@@ -115,9 +110,12 @@ export async function slash(
       );
       break;
     }
-    case '/research':
+    case '/research': {
+      // The research chain (documents, readers, the pipeline) loads on first use, not at chat start.
+      const { researchInChat } = await import('./research.js');
       await researchInChat(chat, line.slice(command.length).trim(), signal);
       break;
+    }
     default:
       // On stderr: in pipe mode stdout carries only answers. A message that must start with / can be sent
       // with a space before it.
@@ -126,43 +124,4 @@ export async function slash(
       );
   }
   return true;
-}
-
-/**
- * The research chain inside a chat: its calls are recorded under the session, so /cost includes them;
- * only a finished run enters the conversation, so a failure leaves the history as it was.
- */
-async function researchInChat(chat: Chat, question: string, signal: AbortSignal): Promise<void> {
-  if (!question) {
-    process.stdout.write('Usage: /research <question>\n');
-    return;
-  }
-  const renderer = new ResearchRenderer(chat.spinner, Boolean(process.stdout.isTTY));
-  let result: Awaited<ReturnType<typeof runResearch>>;
-  let ok = false;
-  try {
-    result = await runResearch({
-      question,
-      db: chat.db,
-      contentDir: contentDirectory(chat.options.content),
-      env: process.env,
-      models: chat.research,
-      runId: chat.session.runId,
-      userPrices: chat.userPrices,
-      // Under a cap, research stops collecting at what is left of it.
-      maxCostUsd: chat.cap ? Math.max(0, chat.cap.limitUsd - capSpent(chat, chat.cap)) : undefined,
-      maxAgeMs: maxAgeSetting(chat.options.maxAge, process.env),
-      refresh: chat.options.refresh,
-      signal,
-      onEvent: renderer.handle,
-    });
-    ok = true;
-  } finally {
-    renderer.finishProgress(ok);
-  }
-  printResearch(result, renderer.answerShown);
-  chat.session.remember(
-    `Research this question: ${question}`,
-    `${result.answer}\n\nSources:\n${sourceList(result)}`,
-  );
 }

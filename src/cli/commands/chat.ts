@@ -22,9 +22,7 @@ import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
 import { newCap } from '../chat/cap.js';
 import type { Chat, ChatOptions } from '../chat/context.js';
-import { interactive } from '../chat/interactive.js';
 import { ChatMcp } from '../chat/mcp-start.js';
-import { piped } from '../chat/piped.js';
 import { openDb } from '../open-db.js';
 import { formatWhen, styleFor } from '../style.js';
 
@@ -120,8 +118,9 @@ export async function runChat(options: ChatOptions): Promise<void> {
       leave: leave.signal,
       cap: maxCostUsd === undefined ? undefined : newCap(maxCostUsd),
     };
-    if (process.stdin.isTTY) await interactive(chat);
-    else await piped(chat);
+    // Only the mode in use is loaded: piped input needs no line editor or Markdown renderer.
+    if (process.stdin.isTTY) await (await import('../chat/interactive.js')).interactive(chat);
+    else await (await import('../chat/piped.js')).piped(chat);
   } finally {
     // Servers are children of this process: shut them down on every way out.
     await servers?.close();

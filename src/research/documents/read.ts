@@ -1,8 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { FormatError } from '../../formats/errors.js';
-import { extractHtml } from '../../formats/html/html-to-text.js';
-import { formatPdfText, readPdf } from '../../formats/pdf.js';
 import { firstHeading } from './passages.js';
 
 // Reading one content-folder file as text (Markdown where the format has structure) and its title.
@@ -63,7 +61,9 @@ export async function readDocumentFile(
   const ext = extname(path).toLowerCase();
   let read: DocumentText;
   if (ext === '.pdf') {
+    // Each reader loads with the first file of its kind: a run over an indexed folder needs none.
     // Its headings come from the PDF's outline or type sizes: `#` in its text is escaped, never one.
+    const { formatPdfText, readPdf } = await import('../../formats/pdf.js');
     const pdf = await readPdf(data, { signal: options.signal, maxChars: options.maxChars });
     read = { title: pdf.title, text: formatPdfText(pdf.pages), kind: 'pdf', pages: pdf.pageCount };
   } else if (ext === '.docx') {
@@ -71,6 +71,7 @@ export async function readDocumentFile(
     const docx = await readDocx(data);
     read = { title: firstHeading(docx.text) ?? docx.title, text: docx.text, kind: 'docx' };
   } else if (ext === '.html' || ext === '.htm') {
+    const { extractHtml } = await import('../../formats/html/html-to-text.js');
     const html = extractHtml(decodeText(data));
     read = { title: firstHeading(html.text) ?? (html.title || undefined), text: html.text, kind: 'html' };
   } else {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchEndpoint } from './config.js';
+import { requestUrl, type SearchConfig } from './config.js';
 import { isoDay, namedWindow, parsePeriod, periodStart, type WebFilters, withSites } from './filters.js';
 import { parseReply, requestJson } from './request.js';
 import { plain, type SearchResult } from './result.js';
@@ -37,13 +37,12 @@ const braveReply = z.object({
 export async function searchBrave(
   query: string,
   count: number,
-  env: NodeJS.ProcessEnv,
-  key: string,
+  search: Extract<SearchConfig, { key: string }>,
   signal?: AbortSignal,
   filters?: WebFilters,
   now = new Date(),
 ): Promise<SearchResult[]> {
-  const url = searchEndpoint('brave', env);
+  const url = requestUrl(search);
   url.searchParams.set('q', withSites(query, filters));
   url.searchParams.set('count', String(count));
   const freshness = braveFreshness(filters?.recent, now);
@@ -51,7 +50,7 @@ export async function searchBrave(
   const body = await requestJson({
     service: 'Brave',
     url,
-    headers: { 'X-Subscription-Token': key },
+    headers: { 'X-Subscription-Token': search.key },
     signal,
     keyVariable: 'BRAVE_SEARCH_KEY',
   });

@@ -22,17 +22,39 @@ export const BRAVE_SEARCH_URL = 'https://api.search.brave.com/res/v1/web/search'
 export const TAVILY_BASE_URL = 'https://api.tavily.com';
 
 /** A variable counts as set only with something in it (`FOO=` in a shell profile means "off"). */
-export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
 
 /**
- * The backend web searches go to: `AGENT_SEARCH` when set, else the first configured of Brave, Tavily,
- * SearXNG; undefined when none is. A bad AGENT_SEARCH, or a malformed address for the chosen backend, is a
- * ConfigError, so the mistake shows when the command starts rather than as a failed search later.
+ * A search backend resolved from the environment: which service, where its requests go (each request
+ * works on its own copy: see requestUrl) and, for Brave and Tavily, the key.
  */
-export function searchBackendName(env: NodeJS.ProcessEnv): SearchBackendName | undefined {
+export type SearchConfig =
+  | { backend: 'brave' | 'tavily'; endpoint: URL; key: string }
+  | { backend: 'searxng'; endpoint: URL };
+
+/**
+ * The search configuration for a research run or a chat session, read from the environment once and
+ * passed along, so no search parses it again. Undefined when no backend is configured; a bad
+ * AGENT_SEARCH, or a malformed address for the chosen backend, is a ConfigError, so the mistake shows
+ * when the command starts rather than as a failed search later.
+ */
+export function resolveSearch(env: NodeJS.ProcessEnv): SearchConfig | undefined {
+  const backend = pickBackend(env);
+  if (!backend) return undefined;
+  const endpoint = searchEndpoint(backend, env);
+  // pickBackend chose it because its variable is set: for Brave and Tavily, that is the key.
+  if (backend === 'searxng') return { backend, endpoint };
+  return { backend, endpoint, key: envValue(env, SEARCH_VARIABLE[backend])! };
+}
+
+/** A fresh copy of the endpoint for one request, which adds its own query parameters to it. */
+export const requestUrl = (search: Pick<SearchConfig, 'endpoint'>): URL => new URL(search.endpoint);
+
+/** `AGENT_SEARCH` when set (and its variable too), else the first configured of Brave, Tavily, SearXNG. */
+function pickBackend(env: NodeJS.ProcessEnv): SearchBackendName | undefined {
   const chosen = envValue(env, 'AGENT_SEARCH')?.toLowerCase();
   let name: SearchBackendName | undefined;
   if (chosen) {
@@ -52,7 +74,6 @@ export function searchBackendName(env: NodeJS.ProcessEnv): SearchBackendName | u
   } else {
     name = SEARCH_BACKENDS.find((b) => envValue(env, SEARCH_VARIABLE[b]));
   }
-  if (name) searchEndpoint(name, env);
   return name;
 }
 

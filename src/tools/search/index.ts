@@ -1,17 +1,18 @@
 import { ToolError } from '../tool.js';
 import { searchBrave } from './brave.js';
-import { envValue, SEARCH_SETUP_HINT, searchBackendName } from './config.js';
+import { SEARCH_SETUP_HINT, type SearchConfig } from './config.js';
 import type { WebFilters } from './filters.js';
 import type { SearchResult } from './result.js';
 import { searchSearxng } from './searxng.js';
 import { searchTavily } from './tavily.js';
 
 export {
+  resolveSearch,
   SEARCH_BACKENDS,
   SEARCH_SETUP_HINT,
   SEARCH_VARIABLE,
   type SearchBackendName,
-  searchBackendName,
+  type SearchConfig,
 } from './config.js';
 export { filterMiss, type WebFilters } from './filters.js';
 export type { SearchResult } from './result.js';
@@ -21,26 +22,25 @@ export { normalizeUrl } from './url.js';
 const MAX_RESULTS = 20;
 
 /**
- * One web search on the configured backend (see searchBackendName). Failures are ToolErrors of one line
- * that name the service; a bad AGENT_SEARCH or endpoint variable is a ConfigError. `filters` go to the
- * backend in its own form; results it returns outside them are the caller's to drop (see filterMiss).
+ * One web search on the backend resolved by resolveSearch (once per run or chat; undefined when none is
+ * configured, which fails here). Failures are ToolErrors of one line that name the service. `filters` go
+ * to the backend in its own form; results it returns outside them are the caller's to drop (see filterMiss).
  */
 export async function searchWeb(
   query: string,
   count: number,
-  env: NodeJS.ProcessEnv,
+  search: SearchConfig | undefined,
   signal?: AbortSignal,
   filters?: WebFilters,
 ): Promise<SearchResult[]> {
-  const backend = searchBackendName(env);
-  if (!backend) throw new ToolError(`Web search is not configured: ${SEARCH_SETUP_HINT}.`);
+  if (!search) throw new ToolError(`Web search is not configured: ${SEARCH_SETUP_HINT}.`);
   const n = Math.min(MAX_RESULTS, Math.max(1, Math.floor(count)));
-  switch (backend) {
+  switch (search.backend) {
     case 'brave':
-      return searchBrave(query, n, env, envValue(env, 'BRAVE_SEARCH_KEY')!, signal, filters);
+      return searchBrave(query, n, search, signal, filters);
     case 'tavily':
-      return searchTavily(query, n, env, envValue(env, 'TAVILY_API_KEY')!, signal, filters);
+      return searchTavily(query, n, search, signal, filters);
     case 'searxng':
-      return searchSearxng(query, n, env, signal, filters);
+      return searchSearxng(query, n, search, signal, filters);
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../tool.js';
-import { searchEndpoint } from './config.js';
+import { requestUrl, type SearchConfig } from './config.js';
 import { namedWindow, parsePeriod, type WebFilters, withSites } from './filters.js';
 import { parseReply, requestJson } from './request.js';
 import { plain, type SearchResult } from './result.js';
@@ -27,12 +27,12 @@ const searxngReply = z.object({
 export async function searchSearxng(
   query: string,
   count: number,
-  env: NodeJS.ProcessEnv,
+  search: Pick<SearchConfig, 'endpoint'>,
   signal?: AbortSignal,
   filters?: WebFilters,
   now = new Date(),
 ): Promise<SearchResult[]> {
-  const url = searchEndpoint('searxng', env);
+  const url = requestUrl(search);
   const where = `${url.origin}${url.pathname.replace(/\/search$/, '')}`;
   // fetch refuses URLs with credentials; an instance behind basic auth gets them as a header instead.
   const headers: Record<string, string> = {};

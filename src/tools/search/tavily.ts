@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchEndpoint } from './config.js';
+import { requestUrl, type SearchConfig } from './config.js';
 import { isoDay, namedWindow, parsePeriod, periodStart, type WebFilters } from './filters.js';
 import { parseReply, requestJson } from './request.js';
 import { oneLine, type SearchResult } from './result.js';
@@ -38,17 +38,16 @@ const tavilyReply = z.object({
 export async function searchTavily(
   query: string,
   count: number,
-  env: NodeJS.ProcessEnv,
-  key: string,
+  search: Extract<SearchConfig, { key: string }>,
   signal?: AbortSignal,
   filters?: WebFilters,
   now = new Date(),
 ): Promise<SearchResult[]> {
   const body = await requestJson({
     service: 'Tavily',
-    url: searchEndpoint('tavily', env),
+    url: requestUrl(search),
     method: 'POST',
-    headers: { Authorization: `Bearer ${key}` },
+    headers: { Authorization: `Bearer ${search.key}` },
     body: {
       query,
       max_results: count,

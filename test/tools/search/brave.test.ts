@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { searchWeb } from '../../../src/tools/search/index.js';
+import { resolveSearch, searchWeb } from '../../../src/tools/search/index.js';
 import { ToolError } from '../../../src/tools/tool.js';
 import { json, startFakeServer } from '../../support/fake-server.js';
 
@@ -32,7 +32,7 @@ describe('Brave backend', () => {
         },
       }),
     );
-    const results = await searchWeb('refund policy', 2, env());
+    const results = await searchWeb('refund policy', 2, resolveSearch(env()));
     const req = server.requests[0]!;
     expect(req.method).toBe('GET');
     const url = new URL(req.url, server.url);
@@ -56,7 +56,7 @@ describe('Brave backend', () => {
 
   it('reads a reply without a web section as no results', async () => {
     server.queue.push(json(200, { type: 'search', query: { original: 'zzzz' } }));
-    expect(await searchWeb('zzzz', 5, env())).toEqual([]);
+    expect(await searchWeb('zzzz', 5, resolveSearch(env()))).toEqual([]);
   });
 
   it('turns 401, 429, another status, a non-JSON body and a wrong shape into one line each', async () => {
@@ -76,7 +76,7 @@ describe('Brave backend', () => {
     );
     const messages: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const error = await searchWeb('x', 5, env()).catch((e: unknown) => e);
+      const error = await searchWeb('x', 5, resolveSearch(env())).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ToolError);
       messages.push((error as Error).message);
     }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { searchBrave } from '../../../src/tools/search/brave.js';
 import { filterMiss, parseDomain, parsePeriod, type WebFilters } from '../../../src/tools/search/filters.js';
-import { searchWeb } from '../../../src/tools/search/index.js';
+import { resolveSearch, searchWeb } from '../../../src/tools/search/index.js';
 import { searchSearxng } from '../../../src/tools/search/searxng.js';
 import { searchTavily } from '../../../src/tools/search/tavily.js';
 import { json, startFakeServer } from '../../support/fake-server.js';
@@ -18,11 +18,12 @@ const params = () => [...new URL(server.requests[0]!.url, server.url).searchPara
 
 describe('Brave gets site: operators in q and freshness', () => {
   const env = () => ({ BRAVE_SEARCH_URL: `${server.url}/res/v1/web/search` });
+  const brave = () => ({ backend: 'brave' as const, endpoint: new URL(env().BRAVE_SEARCH_URL), key: 'k' });
 
   it('one site, an excluded site and a named window', async () => {
     server.queue.push(json(200, { web: { results: [] } }));
     const f = filters({ sites: ['europa.eu'], excludeSites: ['blog.europa.eu'], recent: '7d' });
-    await searchBrave('refund law', 5, env(), 'k', undefined, f, NOW);
+    await searchBrave('refund law', 5, brave(), undefined, f, NOW);
     expect(params()).toEqual([
       ['q', 'refund law site:europa.eu -site:blog.europa.eu'],
       ['count', '5'],
@@ -32,15 +33,7 @@ describe('Brave gets site: operators in q and freshness', () => {
 
   it('several sites joined by OR, and a period with no named window as a date range', async () => {
     server.queue.push(json(200, { web: { results: [] } }));
-    await searchBrave(
-      'q',
-      3,
-      env(),
-      'k',
-      undefined,
-      filters({ sites: ['a.com', 'b.org'], recent: '6m' }),
-      NOW,
-    );
+    await searchBrave('q', 3, brave(), undefined, filters({ sites: ['a.com', 'b.org'], recent: '6m' }), NOW);
     expect(params()).toEqual([
       ['q', 'q (site:a.com OR site:b.org)'],
       ['count', '3'],
@@ -51,8 +44,8 @@ describe('Brave gets site: operators in q and freshness', () => {
   it('1d, 1m and 1y as pd, pm and py; no filters, no extra parameters', async () => {
     for (let i = 0; i < 4; i++) server.queue.push(json(200, { web: { results: [] } }));
     for (const recent of ['1d', '1m', '1y'])
-      await searchBrave('q', 1, env(), 'k', undefined, filters({ recent }), NOW);
-    await searchBrave('q', 1, env(), 'k', undefined, undefined, NOW);
+      await searchBrave('q', 1, brave(), undefined, filters({ recent }), NOW);
+    await searchBrave('q', 1, brave(), undefined, undefined, NOW);
     expect(server.requests.map((r) => new URL(r.url, server.url).searchParams.get('freshness'))).toEqual([
       'pd',
       'pm',
@@ -70,13 +63,14 @@ describe('Brave gets site: operators in q and freshness', () => {
         },
       }),
     );
-    const [r] = await searchWeb('q', 1, { BRAVE_SEARCH_KEY: 'k', ...env() });
+    const [r] = await searchWeb('q', 1, resolveSearch({ BRAVE_SEARCH_KEY: 'k', ...env() }));
     expect(r).toEqual({ title: 't', url: 'https://a.com/', snippet: 'd', published: '2024-01-05T00:00:00' });
   });
 });
 
 describe('Tavily gets include_domains, exclude_domains and time_range or start_date', () => {
   const env = () => ({ TAVILY_BASE_URL: server.url });
+  const tavily = () => resolveSearch({ ...env(), TAVILY_API_KEY: 'k' }) as Parameters<typeof searchTavily>[2];
   const base = {
     query: 'q',
     max_results: 4,
@@ -90,7 +84,7 @@ describe('Tavily gets include_domains, exclude_domains and time_range or start_d
   it('a named window as time_range', async () => {
     server.queue.push(json(200, { results: [] }));
     const f = filters({ sites: ['europa.eu', 'gov.uk'], excludeSites: ['x.com'], recent: '1y' });
-    await searchTavily('q', 4, env(), 'k', undefined, f, NOW);
+    await searchTavily('q', 4, tavily(), undefined, f, NOW);
     expect(server.requests[0]!.body).toEqual({
       ...base,
       include_domains: ['europa.eu', 'gov.uk'],
@@ -103,7 +97,7 @@ describe('Tavily gets include_domains, exclude_domains and time_range or start_d
     server.queue.push(
       json(200, { results: [{ title: 't', url: 'https://a/', content: 'c', published_date: '2026-10-01' }] }),
     );
-    const results = await searchTavily('q', 4, env(), 'k', undefined, filters({ recent: '90d' }), NOW);
+    const results = await searchTavily('q', 4, tavily(), undefined, filters({ recent: '90d' }), NOW);
     expect(server.requests[0]!.body).toEqual({ ...base, start_date: '2026-09-01' });
     expect(results[0]!.published).toBe('2026-10-01');
   });
@@ -115,10 +109,14 @@ describe('SearXNG gets site: operators in q and time_range', () => {
 
   it('the smallest window that covers the period; none beyond a year', async () => {
     for (let i = 0; i < 4; i++) server.queue.push(reply());
-    await searchSearxng('q', 5, env(), undefined, filters({ sites: ['a.com'], recent: '3d' }), NOW);
-    await searchSearxng('q', 5, env(), undefined, filters({ recent: '20d' }), NOW);
-    await searchSearxng('q', 5, env(), undefined, filters({ excludeSites: ['b.com'], recent: '6m' }), NOW);
-    await searchSearxng('q', 5, env(), undefined, filters({ recent: '2y' }), NOW);
+    const search = resolveSearch(env())!;
+    const periods = [
+      filters({ sites: ['a.com'], recent: '3d' }),
+      filters({ recent: '20d' }),
+      filters({ excludeSites: ['b.com'], recent: '6m' }),
+      filters({ recent: '2y' }),
+    ];
+    for (const f of periods) await searchSearxng('q', 5, search, undefined, f, NOW);
     const sent = server.requests.map((r) => [...new URL(r.url, server.url).searchParams]);
     expect(sent).toEqual([
       [

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { searchWeb } from '../../../src/tools/search/index.js';
+import { resolveSearch, searchWeb } from '../../../src/tools/search/index.js';
 import { ToolError } from '../../../src/tools/tool.js';
 import { json, startFakeServer } from '../../support/fake-server.js';
 
@@ -42,7 +42,11 @@ describe('SearXNG backend', () => {
       ]),
     );
     // An instance under a sub-path, given with a trailing slash.
-    const results = await searchWeb('refund limits', 2, { SEARXNG_URL: `${server.url}/searx/` });
+    const results = await searchWeb(
+      'refund limits',
+      2,
+      resolveSearch({ SEARXNG_URL: `${server.url}/searx/` }),
+    );
     const req = server.requests[0]!;
     expect(req.method).toBe('GET');
     const url = new URL(req.url, server.url);
@@ -68,7 +72,7 @@ describe('SearXNG backend', () => {
     const base = new URL(server.url);
     base.username = 'me';
     base.password = 'p@ss word';
-    expect(await searchWeb('x', 5, { SEARXNG_URL: base.href })).toEqual([]);
+    expect(await searchWeb('x', 5, resolveSearch({ SEARXNG_URL: base.href }))).toEqual([]);
     const req = server.requests[0]!;
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from('me:p@ss word').toString('base64')}`);
     expect(req.url).toBe('/search?q=x&format=json');
@@ -76,7 +80,9 @@ describe('SearXNG backend', () => {
 
   it('says exactly that JSON output is switched off when the instance answers 403', async () => {
     server.queue.push({ status: 403, headers: { 'content-type': 'text/html' }, body: '<h1>Forbidden</h1>' });
-    const error = await searchWeb('x', 5, { SEARXNG_URL: server.url }).catch((e: unknown) => e);
+    const error = await searchWeb('x', 5, resolveSearch({ SEARXNG_URL: server.url })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toBe(
       `The SearXNG instance at ${server.url} has JSON output switched off (403): add json under ` +
@@ -99,7 +105,10 @@ describe('SearXNG backend', () => {
     const messages: string[] = [];
     for (let i = 0; i < 5; i++) {
       messages.push(
-        await searchWeb('x', 5, { SEARXNG_URL: server.url }).then(String, (e: Error) => e.message),
+        await searchWeb('x', 5, resolveSearch({ SEARXNG_URL: server.url })).then(
+          String,
+          (e: Error) => e.message,
+        ),
       );
     }
     expect(messages).toEqual([
@@ -120,7 +129,7 @@ describe('SearXNG backend', () => {
         ],
       }),
     );
-    await expect(searchWeb('x', 5, { SEARXNG_URL: server.url })).rejects.toThrow(
+    await expect(searchWeb('x', 5, resolveSearch({ SEARXNG_URL: server.url }))).rejects.toThrow(
       'SearXNG found nothing because its engines did not answer (google: timeout; duckduckgo: CAPTCHA).',
     );
   });
@@ -131,7 +140,9 @@ describe('SearXNG backend', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as { port: number };
     await new Promise((resolve) => probe.close(resolve));
-    const error = await searchWeb('x', 5, { SEARXNG_URL: `http://127.0.0.1:${port}` }).catch((e: Error) => e);
+    const error = await searchWeb('x', 5, resolveSearch({ SEARXNG_URL: `http://127.0.0.1:${port}` })).catch(
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toBe(
       `Could not reach SearXNG at http://127.0.0.1:${port}/search: connect ECONNREFUSED 127.0.0.1:${port}.`,
@@ -141,7 +152,9 @@ describe('SearXNG backend', () => {
   it('lets a cancellation through as it is', async () => {
     server.queue.push({ headers: { 'content-type': 'application/json' }, body: '{"results": [', hang: true });
     const controller = new AbortController();
-    const pending = searchWeb('x', 5, { SEARXNG_URL: server.url }, controller.signal).catch((e: Error) => e);
+    const pending = searchWeb('x', 5, resolveSearch({ SEARXNG_URL: server.url }), controller.signal).catch(
+      (e: Error) => e,
+    );
     setTimeout(() => controller.abort(), 50);
     const error = await pending;
     expect(error).not.toBeInstanceOf(ToolError);

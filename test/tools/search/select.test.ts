@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { searchEndpoint } from '../../../src/tools/search/config.js';
-import { SEARCH_SETUP_HINT, searchBackendName, searchWeb } from '../../../src/tools/search/index.js';
+import { resolveSearch, SEARCH_SETUP_HINT, searchWeb } from '../../../src/tools/search/index.js';
 import { ToolError } from '../../../src/tools/tool.js';
 import { json, startFakeServer } from '../../support/fake-server.js';
 
@@ -15,50 +15,50 @@ const configError = (fn: () => unknown): ConfigError => {
   throw new Error('expected a ConfigError');
 };
 
-describe('searchBackendName', () => {
+describe('resolveSearch: which backend', () => {
   it('picks the first configured in the order Brave, Tavily, SearXNG', () => {
     const all = { BRAVE_SEARCH_KEY: 'b', TAVILY_API_KEY: 't', SEARXNG_URL: 'http://searx.lan' };
-    expect(searchBackendName(all)).toBe('brave');
-    expect(searchBackendName({ ...all, BRAVE_SEARCH_KEY: '' })).toBe('tavily');
-    expect(searchBackendName({ SEARXNG_URL: 'http://searx.lan', TAVILY_API_KEY: '  ' })).toBe('searxng');
-    expect(searchBackendName({ BRAVE_SEARCH_URL: 'http://x.lan' })).toBeUndefined();
-    expect(searchBackendName({})).toBeUndefined();
+    expect(resolveSearch(all)?.backend).toBe('brave');
+    expect(resolveSearch({ ...all, BRAVE_SEARCH_KEY: '' })?.backend).toBe('tavily');
+    expect(resolveSearch({ SEARXNG_URL: 'http://searx.lan', TAVILY_API_KEY: '  ' })?.backend).toBe('searxng');
+    expect(resolveSearch({ BRAVE_SEARCH_URL: 'http://x.lan' })?.backend).toBeUndefined();
+    expect(resolveSearch({})?.backend).toBeUndefined();
   });
 
   it('follows AGENT_SEARCH, in any case', () => {
     const all = { BRAVE_SEARCH_KEY: 'b', TAVILY_API_KEY: 't', SEARXNG_URL: 'http://searx.lan' };
-    expect(searchBackendName({ ...all, AGENT_SEARCH: 'searxng' })).toBe('searxng');
-    expect(searchBackendName({ ...all, AGENT_SEARCH: ' Tavily ' })).toBe('tavily');
-    expect(searchBackendName({ ...all, AGENT_SEARCH: '' })).toBe('brave');
+    expect(resolveSearch({ ...all, AGENT_SEARCH: 'searxng' })?.backend).toBe('searxng');
+    expect(resolveSearch({ ...all, AGENT_SEARCH: ' Tavily ' })?.backend).toBe('tavily');
+    expect(resolveSearch({ ...all, AGENT_SEARCH: '' })?.backend).toBe('brave');
   });
 
   it('refuses an unknown AGENT_SEARCH, or one naming a backend that is not configured', () => {
     expect(
-      configError(() => searchBackendName({ BRAVE_SEARCH_KEY: 'b', AGENT_SEARCH: 'bing' })).message,
+      configError(() => resolveSearch({ BRAVE_SEARCH_KEY: 'b', AGENT_SEARCH: 'bing' })?.backend).message,
     ).toBe(
       'AGENT_SEARCH is "bing", which is not a search backend: use brave, tavily or searxng, or leave it unset to use the first one configured.',
     );
     expect(
-      configError(() => searchBackendName({ BRAVE_SEARCH_KEY: 'b', AGENT_SEARCH: 'tavily' })).message,
+      configError(() => resolveSearch({ BRAVE_SEARCH_KEY: 'b', AGENT_SEARCH: 'tavily' })?.backend).message,
     ).toBe('AGENT_SEARCH picks tavily, but TAVILY_API_KEY is not set: set it, or unset AGENT_SEARCH.');
-    expect(configError(() => searchBackendName({ AGENT_SEARCH: 'searxng' })).message).toMatch(
+    expect(configError(() => resolveSearch({ AGENT_SEARCH: 'searxng' })?.backend).message).toMatch(
       /SEARXNG_URL is not set/,
     );
-    expect(configError(() => searchBackendName({ AGENT_SEARCH: 'bing' })).exitCode).toBe(2);
+    expect(configError(() => resolveSearch({ AGENT_SEARCH: 'bing' })?.backend).exitCode).toBe(2);
   });
 
   it('refuses a malformed address for the chosen backend', () => {
-    expect(configError(() => searchBackendName({ SEARXNG_URL: 'searx.lan:8080' })).message).toBe(
+    expect(configError(() => resolveSearch({ SEARXNG_URL: 'searx.lan:8080' })?.backend).message).toBe(
       'SEARXNG_URL must be an http or https URL, not "searx.lan:8080".',
     );
-    expect(configError(() => searchBackendName({ SEARXNG_URL: 'not a url' })).message).toBe(
+    expect(configError(() => resolveSearch({ SEARXNG_URL: 'not a url' })?.backend).message).toBe(
       'SEARXNG_URL is not a URL: "not a url". Give the full address, e.g. https://host/.',
     );
     expect(
-      configError(() => searchBackendName({ TAVILY_API_KEY: 'k', TAVILY_BASE_URL: '::' })).message,
+      configError(() => resolveSearch({ TAVILY_API_KEY: 'k', TAVILY_BASE_URL: '::' })?.backend).message,
     ).toMatch(/^TAVILY_BASE_URL is not a URL/);
     // Only the chosen backend's address matters.
-    expect(searchBackendName({ BRAVE_SEARCH_KEY: 'b', SEARXNG_URL: 'not a url' })).toBe('brave');
+    expect(resolveSearch({ BRAVE_SEARCH_KEY: 'b', SEARXNG_URL: 'not a url' })?.backend).toBe('brave');
   });
 
   it('uses the public services unless overridden, and {base}/search however the base is written', () => {
@@ -67,6 +67,20 @@ describe('searchBackendName', () => {
     for (const base of ['https://s.lan/searx', 'https://s.lan/searx/', 'https://s.lan/searx/search']) {
       expect(searchEndpoint('searxng', { SEARXNG_URL: base }).href).toBe('https://s.lan/searx/search');
     }
+  });
+});
+
+describe('resolveSearch: what a search needs', () => {
+  it('gives the backend, its endpoint and its key, read once', () => {
+    expect(resolveSearch({ TAVILY_API_KEY: ' t ', TAVILY_BASE_URL: 'http://t.lan/v1/' })).toEqual({
+      backend: 'tavily',
+      endpoint: new URL('http://t.lan/v1/search'),
+      key: 't',
+    });
+    expect(resolveSearch({ SEARXNG_URL: 'http://searx.lan' })).toEqual({
+      backend: 'searxng',
+      endpoint: new URL('http://searx.lan/search'),
+    });
   });
 });
 
@@ -87,19 +101,33 @@ describe('searchWeb', () => {
       SEARXNG_URL: `${server.url}/searx`,
       AGENT_SEARCH: 'searxng',
     };
-    expect(await searchWeb('q', 3, env)).toEqual([{ title: 'A', url: 'https://a.example/', snippet: 'a' }]);
+    expect(await searchWeb('q', 3, resolveSearch(env))).toEqual([
+      { title: 'A', url: 'https://a.example/', snippet: 'a' },
+    ]);
     expect(server.requests.map((r) => new URL(r.url, server.url).pathname)).toEqual(['/searx/search']);
 
     server.queue.push(json(200, { results: [] }));
-    await searchWeb('q', 3, { ...env, AGENT_SEARCH: 'tavily' });
+    await searchWeb('q', 3, resolveSearch({ ...env, AGENT_SEARCH: 'tavily' }));
     expect(server.requests[1]).toMatchObject({ method: 'POST', url: '/tavily/search' });
+  });
+
+  it('uses the configuration it was given: the environment is not read again per search', async () => {
+    server.queue.push(json(200, {}), json(200, {}));
+    const env: NodeJS.ProcessEnv = { BRAVE_SEARCH_KEY: 'b', BRAVE_SEARCH_URL: `${server.url}/first` };
+    const search = resolveSearch(env);
+    await searchWeb('q', 1, search);
+    env.BRAVE_SEARCH_URL = `${server.url}/second`;
+    env.BRAVE_SEARCH_KEY = 'changed';
+    await searchWeb('q', 1, search);
+    expect(server.requests.map((r) => new URL(r.url, server.url).pathname)).toEqual(['/first', '/first']);
+    expect(server.requests.map((r) => r.headers['x-subscription-token'])).toEqual(['b', 'b']);
   });
 
   it('asks each backend for between 1 and 20 results', async () => {
     server.queue.push(json(200, {}), json(200, {}));
     const env = { BRAVE_SEARCH_KEY: 'b', BRAVE_SEARCH_URL: server.url };
-    await searchWeb('q', 50, env);
-    await searchWeb('q', 0, env);
+    await searchWeb('q', 50, resolveSearch(env));
+    await searchWeb('q', 0, resolveSearch(env));
     expect(server.requests.map((r) => new URL(r.url, server.url).searchParams.get('count'))).toEqual([
       '20',
       '1',
@@ -107,7 +135,7 @@ describe('searchWeb', () => {
   });
 
   it('says how to configure search when nothing is', async () => {
-    const error = await searchWeb('q', 3, {}).catch((e: unknown) => e);
+    const error = await searchWeb('q', 3, undefined).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toBe(`Web search is not configured: ${SEARCH_SETUP_HINT}.`);
     expect(SEARCH_SETUP_HINT).toBe('set BRAVE_SEARCH_KEY, TAVILY_API_KEY or SEARXNG_URL');

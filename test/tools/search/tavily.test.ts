@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { searchWeb } from '../../../src/tools/search/index.js';
+import { resolveSearch, searchWeb } from '../../../src/tools/search/index.js';
 import { json, startFakeServer } from '../../support/fake-server.js';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
@@ -13,7 +13,7 @@ const env = (base = server.url) => ({ TAVILY_API_KEY: 'tvly-dev-key', TAVILY_BAS
 describe('Tavily backend', () => {
   it('POSTs the documented JSON body with a bearer key to {base}/search', async () => {
     server.queue.push(json(200, { query: 'q', results: [], response_time: 0.4 }));
-    await searchWeb('refund limit for agents', 3, env(`${server.url}/`));
+    await searchWeb('refund limit for agents', 3, resolveSearch(env(`${server.url}/`)));
     const req = server.requests[0]!;
     expect(req.method).toBe('POST');
     expect(req.url).toBe('/search');
@@ -56,7 +56,7 @@ describe('Tavily backend', () => {
         response_time: 1.2,
       }),
     );
-    expect(await searchWeb('refund limit', 5, env())).toEqual([
+    expect(await searchWeb('refund limit', 5, resolveSearch(env()))).toEqual([
       {
         title: 'Refunds — Help Center',
         url: 'https://help.example/refunds',
@@ -77,7 +77,7 @@ describe('Tavily backend', () => {
     );
     const messages: string[] = [];
     for (let i = 0; i < 4; i++)
-      messages.push(await searchWeb('x', 5, env()).then(String, (e: Error) => e.message));
+      messages.push(await searchWeb('x', 5, resolveSearch(env())).then(String, (e: Error) => e.message));
     expect(messages).toEqual([
       'Tavily refused the key (401): it is invalid or not allowed; check TAVILY_API_KEY.',
       'Tavily rate limit reached (429): wait before searching again, or answer from what you have.',
