@@ -46,7 +46,7 @@ describe('agent --help and --version', () => {
     const { version } = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {
       const r = await runCli([flag]);
-      expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+      expect(r).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
     }
   });
 
