@@ -1,3 +1,4 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { recordCall } from '../../src/store/ledger.js';
 import { addNote } from '../../src/store/notes.js';
@@ -9,6 +10,21 @@ describe('agent cost', () => {
     const r = await runCli(['cost'], { env: { AGENT_DB: tempDb() } });
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/No model calls recorded yet/);
+  });
+
+  it('says a damaged database is damaged, in one line, exit 1', async () => {
+    const path = tempDb();
+    openStore(path).close();
+    // Pages past the header, where the tables are: the file opens, the ledger read fails.
+    const file = openSync(path, 'r+');
+    writeSync(file, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, 3 * 4096);
+    closeSync(file);
+    const r = await runCli(['cost'], { env: { AGENT_DB: path } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `agent: the database ${path} is damaged (database disk image is malformed); \`agent db check\` shows what, and \`agent db recover --to <file>\` copies out every row that can still be read\n`,
+    );
   });
 
   it('prints a table with a total row, and the documented JSON', async () => {

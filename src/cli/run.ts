@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { AgentError } from '../errors.js';
+import { addCacheCommand } from './program/cache.js';
+import { addChatCommand } from './program/chat.js';
+import { addCostCommand } from './program/cost.js';
+import { addDbCommand } from './program/db.js';
+import { addNotesCommand } from './program/notes.js';
+import { nonEmpty } from './program/options.js';
+import { addReadCommand } from './program/read.js';
+import { addReportsCommand } from './program/reports.js';
+import { addResearchCommand } from './program/research.js';
+import { addSessionsCommand } from './program/sessions.js';
+import { explainStoreFailure } from './store-failure.js';
+
+// The front end: commander, the program definitions (program/, one file per command) and error reporting.
+// Each command imports what it needs (SDKs, HTML parser, SQLite) when it runs, so `--help`, `--version`
+// and `cost` start fast.
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+export function buildProgram(): Command {
+  const program = new Command('agent')
+    .description(
+      'A research assistant for the shell: a tool-using chat and cited research over your documents and the web.',
+    )
+    .version(pkg.version, '-v, --version')
+    .option('--db <path>', 'database file (default: $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)', nonEmpty)
+    .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    .exitOverride();
+
+  addChatCommand(program);
+  addResearchCommand(program);
+  addReportsCommand(program);
+  addSessionsCommand(program);
+  addCostCommand(program);
+  addCacheCommand(program);
+  addNotesCommand(program);
+  addReadCommand(program);
+  addDbCommand(program);
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(thrown: unknown): number {
+  const error = explainStoreFailure(thrown);
+  if (error instanceof CommanderError) {
+    // commander has already printed its message; help and version are not errors.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (error instanceof AgentError) {
+    process.stderr.write(`agent: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail =
+    process.env.AGENT_DEBUG && error instanceof Error
+      ? error.stack
+      : String(error instanceof Error ? error.message : error);
+  process.stderr.write(`agent: unexpected error: ${detail}\n`);
+  if (!process.env.AGENT_DEBUG)
+    process.stderr.write('agent: set AGENT_DEBUG=1 to see the stack trace, and please report it.\n');
+  return 1;
+}
