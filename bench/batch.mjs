@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentEnv, policyDocs, chatSse as sse } from './support/loopback.mjs';
+import { agentEnv, policyDocs, researchFlags, chatSse as sse } from './support/loopback.mjs';
 
 const args = process.argv.slice(2);
 const QUESTIONS = Number(args.find((a) => /^\d+$/.test(a)) ?? 50);
@@ -64,17 +64,7 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const env = agentEnv(base, home, { NO_COLOR: '1' });
-const common = [
-  'research',
-  '--provider',
-  'openai-compatible',
-  '--small-model',
-  's',
-  '--large-model',
-  'l',
-  '--content',
-  docs,
-];
+const common = researchFlags(docs);
 const question = (i) => `What is the limit of item ${i} (run ${i})?`;
 
 const cpuHook = new URL('./support/cpu-at-exit.mjs', import.meta.url).href;

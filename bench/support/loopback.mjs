@@ -43,3 +43,16 @@ export function policyDocs(home) {
     );
   return docs;
 }
+
+/** `agent research` with the loopback provider, its two models and the content folder `docs`. */
+export const researchFlags = (docs) => [
+  'research',
+  '--provider',
+  'openai-compatible',
+  '--small-model',
+  's',
+  '--large-model',
+  'l',
+  '--content',
+  docs,
+];

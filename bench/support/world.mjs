@@ -1,27 +1,17 @@
 // The loopback world research benchmarks run the built CLI against: an OpenAI Chat Completions model
 // (streamed), a Brave-style search service and web pages, each with a fixed latency, and a content folder
 // of 30 short documents and one long one. Every request is counted; `mark` hears each event as it happens.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentEnv, chatSse, policyDocs, researchFlags } from './loopback.mjs';
 
 export const bin = fileURLToPath(new URL('../../bin/agent.js', import.meta.url));
 
 /** Latencies (ms): plan, extraction, the long document's extraction, the slow page (beta-1), write. */
 export const MS = { plan: 400, extract: 400, longExtract: 1200, slowPage: 1200, write: 400 };
-
-function sse(text) {
-  const chunk = (delta, finish = null) =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  return (
-    chunk({ role: 'assistant', content: text }) +
-    chunk({}, 'stop') +
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n` +
-    'data: [DONE]\n\n'
-  );
-}
 
 /** The model's reply by step (recognised from the system prompt), with its step and latency. */
 function modelReply(body, ms) {
@@ -52,13 +42,7 @@ function modelReply(body, ms) {
  */
 export async function startWorld({ ms = MS, mark = () => {}, onPlan = () => {} } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-  const docs = join(home, 'docs');
-  mkdirSync(docs);
-  for (let i = 0; i < 30; i++)
-    writeFileSync(
-      join(docs, `doc-${i}.md`),
-      `# Policy ${i}\n\n${'The limit for item %d is $%d. '.repeat(40).replace(/%d/g, String(i))}\n`,
-    );
+  const docs = policyDocs(home);
   writeFileSync(join(docs, 'long.md'), `# Long manual\n\n${'The long limit is $9. '.repeat(400)}\n`);
 
   const counts = { plan: 0, extract: 0, write: 0, pages: 0 };
@@ -76,7 +60,7 @@ export async function startWorld({ ms = MS, mark = () => {}, onPlan = () => {} }
         mark(`${reply.label} start`);
         setTimeout(() => {
           mark(`${reply.label} end`);
-          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(sse(reply.text));
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(chatSse(reply.text));
         }, reply.ms);
         return;
       }
@@ -110,36 +94,13 @@ export async function startWorld({ ms = MS, mark = () => {}, onPlan = () => {} }
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}`;
 
-  const env = {
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !/^(ANTHROPIC_|OPENAI_|AGENT_|BRAVE_|TAVILY_|SEARXNG_)/.test(k),
-      ),
-    ),
-    OPENAI_BASE_URL: `${base}/v1`,
-    OPENAI_API_KEY: 'bench',
+  const env = agentEnv(base, home, {
     BRAVE_SEARCH_KEY: 'bench',
     BRAVE_SEARCH_URL: `${base}/search`,
     AGENT_ALLOW_HOSTS: new URL(base).host,
-    AGENT_DB: join(home, 'agent.db'),
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_DATA_HOME: join(home, 'data'),
     NO_COLOR: '1',
-  };
+  });
   /** `agent research` with the world's provider, models and content folder. */
-  const researchArgs = (question, flags = []) => [
-    bin,
-    'research',
-    '--provider',
-    'openai-compatible',
-    '--small-model',
-    's',
-    '--large-model',
-    'l',
-    '--content',
-    docs,
-    ...flags,
-    question,
-  ];
+  const researchArgs = (question, flags = []) => [bin, ...researchFlags(docs), ...flags, question];
   return { home, docs, base, env, counts, researchArgs, close: () => server.close() };
 }
