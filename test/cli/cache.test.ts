@@ -8,6 +8,7 @@ import {
   sse,
   startFakeServer,
 } from '../support/fake-server.js';
+import { LOOPBACK_RESEARCH } from '../support/research-world.js';
 import { chatSse } from '../support/sse-builders.js';
 
 // The built CLI against a loopback model, search service and pages: nothing is paid for twice.
@@ -85,20 +86,7 @@ describe('the built CLI caches pages and extractions', () => {
     ...extra,
   });
   const research = (...flags: string[]) =>
-    runCli(
-      [
-        'research',
-        '--provider',
-        'openai-compatible',
-        '--small-model',
-        's',
-        '--large-model',
-        'l',
-        ...flags,
-        'Who approves refunds?',
-      ],
-      { env: env() },
-    );
+    runCli([...LOOPBACK_RESEARCH, ...flags, 'Who approves refunds?'], { env: env() });
   const cacheJson = async (...flags: string[]) => {
     const r = await runCli(['cache', '--json', ...flags], { env: env() });
     expect(r.code).toBe(0);
