@@ -1,4 +1,5 @@
-import { type ExtractionKey, sha256 } from '../store/cache.js';
+import type { ExtractionKey } from '../store/cache.js';
+import { textHash } from '../store/run-texts.js';
 
 // What a cached entry is found by.
 
@@ -26,5 +27,5 @@ export function extractionKey(
   model: string,
   promptVersion: number,
 ): ExtractionKey {
-  return { sourceHash: sha256(source), question: normaliseQuestion(question), model, promptVersion };
+  return { sourceHash: textHash(source), question: normaliseQuestion(question), model, promptVersion };
 }

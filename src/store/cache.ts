@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { deflateSync, inflateSync } from 'node:zlib';
 import type { Db } from './open.js';
+import { deflateText, inflateText, textHash } from './run-texts.js';
 
 // The SQL of the page and extraction caches (db/migrations/012_caches.sql). Policy — what may be stored,
 // when a page is fresh — lives in src/cache/; these functions only read and write rows, and throw as
@@ -22,8 +21,6 @@ export interface CachedPageRow {
   text: string;
 }
 
-export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
 /** The cached page for a URL, or undefined; a row that cannot be decoded throws. */
 export function getCachedPage(db: Db, url: string): CachedPageRow | undefined {
   const row = db
@@ -37,22 +34,22 @@ export function getCachedPage(db: Db, url: string): CachedPageRow | undefined {
     | (Omit<CachedPageRow, 'policy' | 'text'> & { policy: string; body: Buffer; hash: string })
     | undefined;
   if (!row) return undefined;
-  const text = inflateSync(row.body).toString('utf8');
+  const text = inflateText(row.body);
   // A damaged body that still inflates is caught by its hash.
-  if (sha256(text) !== row.hash) throw new Error(`the cached text of ${url} does not match its hash`);
+  if (textHash(text) !== row.hash) throw new Error(`the cached text of ${url} does not match its hash`);
   const { body: _body, hash: _hash, ...rest } = row;
   return { ...rest, policy: JSON.parse(row.policy), text };
 }
 
 /** Stores (or replaces) a URL's page; its text is stored once, whatever other URLs share it. */
 export function putCachedPage(db: Db, page: CachedPageRow): void {
-  const hash = sha256(page.text);
+  const hash = textHash(page.text);
   db.transaction(() => {
     // Written again even when the hash is known: a damaged copy is replaced, not kept.
     db.prepare(
       `INSERT INTO page_bodies (hash, chars, body) VALUES (?, ?, ?)
        ON CONFLICT (hash) DO UPDATE SET chars = excluded.chars, body = excluded.body`,
-    ).run(hash, page.text.length, deflateSync(Buffer.from(page.text, 'utf8')));
+    ).run(hash, page.text.length, deflateText(page.text));
     db.prepare(
       `INSERT INTO page_cache (url, final_url, fetched_at, etag, last_modified, policy, extractor, title,
          kind, pages, body_hash)

@@ -11,17 +11,21 @@ export interface RunText {
   text: string;
 }
 
-const hashOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A text's key wherever texts are stored once: the SHA-256 of its UTF-8, hex. */
+export const textHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A text as stored: UTF-8, deflated with zlib. */
+export const deflateText = (text: string): Buffer => deflateSync(Buffer.from(text, 'utf8'));
 
 /** Stores a text unless it is stored already; returns its hash. */
 export function storeText(db: Db, text: string): string {
-  const hash = hashOf(text);
+  const hash = textHash(text);
   // Looked up first: compressing a text that is stored already would be wasted work.
   if (!db.prepare('SELECT 1 FROM source_texts WHERE hash = ?').get(hash))
     db.prepare('INSERT INTO source_texts (hash, chars, body) VALUES (?, ?, ?)').run(
       hash,
       text.length,
-      deflateSync(Buffer.from(text, 'utf8')),
+      deflateText(text),
     );
   return hash;
 }
