@@ -152,7 +152,12 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     for (const q of plan.searches)
       report({ label: `search "${q}"`, status: 'skipped', detail: '--max-sources reached' });
   } else if (plan.searches.length > 0)
-    await collectWeb(plan.searches, o, { room, slots, report, collected }, searchesUnderWay);
+    await collectWeb(
+      plan.searches,
+      o,
+      { room, slots, report, collected, pdfBudgetMs: pdfBudgetMs(o.env) },
+      searchesUnderWay,
+    );
 
   const sources = slots.filter((s): s is Source => s !== undefined);
   sources.forEach((s, i) => {
@@ -173,6 +178,8 @@ interface WebState {
   slots: (Source | undefined)[];
   report: (r: SourceReport) => void;
   collected: (s: Omit<Source, 'n'>, key: string) => Source;
+  /** How long a PDF read by URL may take (AGENT_PDF_BUDGET_MS), resolved once for the round. */
+  pdfBudgetMs: number;
 }
 
 /** A search service is set up, or (in a resumed run) every one of these searches was recorded. */
@@ -276,7 +283,7 @@ async function readResult(
   let failure: string;
   try {
     // A long PDF is read for its time budget (AGENT_PDF_BUDGET_MS), then from the pages read by then.
-    const pdf = { timeBudgetMs: pdfBudgetMs(o.env) };
+    const pdf = { timeBudgetMs: st.pdfBudgetMs };
     const page = await readPage(result.url, { env: o.env, signal: o.signal, cache: o.pages, pdf });
     // A result that redirected to a page already collected (under another URL) is not read twice.
     const landed = normalizeUrl(page.url);
