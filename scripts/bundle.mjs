@@ -12,7 +12,7 @@
 // CommonJS files less at each start); its compiled addon stays in node_modules, given by path when a
 // database is opened (withAddon in src/store/open.ts).
 import { rmSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -32,6 +32,27 @@ const lazyChildProcess = {
     );
     b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
       contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * zod's entry re-exports every locale (`z.locales`, half of zod's code: about 300 KB for V8 to compile at
+ * the start of chat). agent never switches locale, and zod sets English itself (classic/schemas.js imports
+ * locales/en.js directly), so the index of locales becomes English only.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: resolve(args.resolveDir, args.path), namespace: 'zod-locales' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
       loader: 'js',
     }));
   },
@@ -87,7 +108,7 @@ const scan = await build({
   entryPoints: [front],
   write: false,
   metafile: true,
-  plugins: [lazyChildProcess, frontExternal],
+  plugins: [lazyChildProcess, zodEnglishOnly, frontExternal],
 });
 const frontModules = Object.keys(scan.metafile.inputs)
   .map((input) => resolve(root, input))
@@ -104,7 +125,7 @@ await build({
   entryNames: 'front',
   outfile: `${outdir}/front.js`,
   outdir: undefined,
-  plugins: [lazyChildProcess, frontExternal],
+  plugins: [lazyChildProcess, zodEnglishOnly, frontExternal],
 });
 
 // main.js and the lazily loaded parts; any of the front end's modules they import comes from front.js.
@@ -121,5 +142,5 @@ await build({
   ...common,
   entryPoints: { main: `${dist}/cli/main.js`, ...Object.fromEntries(lazy) },
   splitting: true,
-  plugins: [lazyChildProcess, fromFront],
+  plugins: [lazyChildProcess, zodEnglishOnly, fromFront],
 });
