@@ -205,16 +205,23 @@ await build({
 });
 
 // The other lazily loaded parts, ES modules with shared chunks; any of the front end's modules they import
-// comes from front.cjs, through one shared module that require()s it (no second copy, and no parse of
-// front.cjs to find its exports).
+// comes from front.cjs (no second copy), through one shared ES module that re-exports it: the exports are
+// copied once, not at each import statement (about 60 copies of 90 names, ~2 ms), and no parse of
+// front.cjs to find its exports.
 const fromFront = {
   name: 'from-front',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.namespace === 'front') return { path: args.path, external: true };
-      return frontModule(args) && { path: 'front.cjs', namespace: 'front' };
+      if (args.namespace !== 'front') return frontModule(args) && { path: 'front', namespace: 'front' };
+      return args.path === 'front-cjs'
+        ? { path: args.path, namespace: 'front' }
+        : { path: args.path, external: true };
     });
-    b.onLoad({ filter: /.*/, namespace: 'front' }, () => ({
+    b.onLoad({ filter: /^front$/, namespace: 'front' }, () => ({
+      contents: "export * from 'front-cjs';",
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^front-cjs$/, namespace: 'front' }, () => ({
       contents: "module.exports = require('./front.cjs');",
       loader: 'js',
     }));
