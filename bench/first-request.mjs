@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Start-up to first model request: how long after `agent research` (and `agent chat`) is spawned its
+// Start-up to first model request: how long after `agent research` (and `agent chat`, with OpenAI and Anthropic) is spawned its
 // first request reaches a loopback model server, beside `node -e 0` (start and exit) and a bare Node
 // script that only sends one request (the floor for any Node CLI). Medians of several interleaved runs.
 // Beside wall time, the child's own CPU time up to that request (user + system, read by a preload when the
@@ -30,7 +30,8 @@ const server = createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const env = agentEnv(base, home);
+// Both providers' SDKs read their base URL from the environment: each reaches the same loopback server.
+const env = agentEnv(base, home, { ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: 'bench' });
 // Records the process's CPU time when its first HTTP request is created (Node's fetch and the undici
 // package both publish undici:request:create), or at exit; the same preload for every case.
 const cpuFile = join(home, 'cpu');
@@ -96,6 +97,7 @@ const research = [
   'How much can an agent refund?',
 ];
 const chat = ['chat', '--provider', 'openai', '-m', 'c'];
+const chatAnthropic = ['chat', '--provider', 'anthropic', '-m', 'c'];
 const cases = [
   ['node -e 0 (start and exit)', ['-e', '0'], { untilExit: true }],
   [
@@ -108,6 +110,7 @@ for (const b of before ? [bin, before] : [bin]) {
   const who = b === bin ? 'agent' : '  before:';
   cases.push([`${who} research`, [b, ...research], {}]);
   cases.push([`${who} chat (piped)`, [b, ...chat], { input: 'Hello\n' }]);
+  cases.push([`${who} chat, Anthropic`, [b, ...chatAnthropic], { input: 'Hello\n' }]);
 }
 // Indexes the bundled documents once, so timed runs see the same state.
 for (const [name, args, options] of cases) if (name.includes('research')) await once(args, options);
