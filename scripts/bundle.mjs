@@ -132,10 +132,27 @@ const frontModule = (args) => {
   const path = ownModule(args);
   return path && frontModules.includes(path) ? path : undefined;
 };
-/** Front-end modules that import a part dynamically (the program definitions, the provider registry). */
-const frontDynamic = Object.entries(scan.metafile.inputs)
-  .filter(([, input]) => input.imports.some((i) => i.kind === 'dynamic-import'))
-  .map(([path]) => resolve(root, path));
+/**
+ * Front-end modules that import a part dynamically, themselves or through the modules they import (the
+ * program definitions, the provider registry).
+ */
+const reaches = new Map();
+const reachesDynamic = (input) => {
+  if (!reaches.has(input)) {
+    reaches.set(input, false); // an import cycle adds nothing
+    const { imports } = scan.metafile.inputs[input];
+    reaches.set(
+      input,
+      imports.some(
+        (i) => i.kind === 'dynamic-import' || (scan.metafile.inputs[i.path] && reachesDynamic(i.path)),
+      ),
+    );
+  }
+  return reaches.get(input);
+};
+const frontDynamic = Object.keys(scan.metafile.inputs)
+  .filter(reachesDynamic)
+  .map((input) => resolve(root, input));
 
 // A command whose code, and the front-end modules it calls, import nothing dynamically and no external
 // package is the only part its process loads (cost, cache, db, notes, sessions). It is bundled whole as one
