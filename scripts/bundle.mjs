@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/ in two builds, so that `--version`,
-// `--help` and the start of every command load two files instead of a dozen:
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, so that `--version` and `--help` load one
+// file besides bin/agent.js, and each command a few more:
 // - front.cjs, the front end: dist/cli/main.js (commander, the program definitions, error reporting) and
 //   everything it imports statically, in one CommonJS file that also exports those modules. bin/agent.js
 //   is CommonJS too (bin/package.json), so Node starts without its ES module loader (about 8 ms of its
 //   own modules to compile), which `--version` and `--help` never need;
-// - one ES module per lazily loaded part (each command, SDK, reader), with chunks for the code they share;
-//   they take the front end's modules from front.cjs (require()d, already loaded), so there is one copy of
-//   each (one AgentError class, one record of the open database for error reports).
+// - one ES module per lazily loaded part (each command, SDK, reader), with chunks for the code they share,
+//   but a command that loads nothing else is one CommonJS file (see below); all take the front end's
+//   modules from front.cjs (require()d, already loaded), so there is one copy of each (one AgentError
+//   class, one record of the open database for error reports).
 // The files sit two levels below the package root, like every compiled module, so paths built from
 // import.meta.url (package.json, content/, db/migrations/) still resolve. Very large or rarely used packages
 // stay external and load from node_modules when needed. better-sqlite3's JavaScript is bundled (a dozen
