@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Start-up to first model request: how long after `agent research` (and `agent chat`) is spawned its
+// Start-up to first model request: how long after `agent research` (and `agent chat`, with OpenAI and Anthropic) is spawned its
 // first request reaches a loopback model server, beside `node -e 0` (start and exit) and a bare Node
 // script that only sends one request (the floor for any Node CLI). Medians of several interleaved runs.
+// Beside wall time, the child's own CPU time up to that request (user + system, read by a preload when the
+// request is created: less disturbed by other processes on a busy machine than wall time).
 // With --before <folder> (see bench/before.mjs) that build's research and chat run interleaved too.
 // Usage: npm run build && node bench/first-request.mjs [runs] [--before <folder>]
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,13 +30,38 @@ const server = createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const env = agentEnv(base, home);
+// Both providers' SDKs read their base URL from the environment: each reaches the same loopback server.
+const env = agentEnv(base, home, { ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: 'bench' });
+// Records the process's CPU time when its first HTTP request is created (Node's fetch and the undici
+// package both publish undici:request:create), or at exit; the same preload for every case.
+const cpuFile = join(home, 'cpu');
+const preload = join(home, 'cpu.cjs');
+writeFileSync(
+  preload,
+  `let done = false;
+const record = () => { if (done) return; done = true; const u = process.cpuUsage();
+  require('fs').writeFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000)); };
+require('diagnostics_channel').subscribe('undici:request:create', record);
+process.on('exit', record);`,
+);
 
-/** Milliseconds from spawn to the server's first request (or to exit, for `untilExit`). */
-function once(args, { untilExit = false, input } = {}) {
+/**
+ * Wall milliseconds from spawn to the server's first request (or to exit, for `untilExit`), and the
+ * child's CPU milliseconds up to it.
+ */
+async function once(args, options) {
+  rmSync(cpuFile, { force: true });
+  const wall = await spawned(args, options);
+  return { wall, cpu: Number(readFileSync(cpuFile, 'utf8')) };
+}
+
+function spawned(args, { untilExit = false, input } = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', preload, ...args], {
+      env,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;
@@ -47,8 +74,9 @@ function once(args, { untilExit = false, input } = {}) {
         onRequest = () => {};
         done = true;
         const ms = elapsed();
+        // The preload has written the CPU time before the request left; SIGKILL once the file is closed.
         child.kill('SIGKILL');
-        resolve(ms);
+        child.on('exit', () => resolve(ms));
       };
       child.on('exit', (code) => {
         if (!done) reject(new Error(`${args.join(' ')} exited ${code} before a request: ${stderr}`));
@@ -69,6 +97,7 @@ const research = [
   'How much can an agent refund?',
 ];
 const chat = ['chat', '--provider', 'openai', '-m', 'c'];
+const chatAnthropic = ['chat', '--provider', 'anthropic', '-m', 'c'];
 const cases = [
   ['node -e 0 (start and exit)', ['-e', '0'], { untilExit: true }],
   [
@@ -81,6 +110,7 @@ for (const b of before ? [bin, before] : [bin]) {
   const who = b === bin ? 'agent' : '  before:';
   cases.push([`${who} research`, [b, ...research], {}]);
   cases.push([`${who} chat (piped)`, [b, ...chat], { input: 'Hello\n' }]);
+  cases.push([`${who} chat, Anthropic`, [b, ...chatAnthropic], { input: 'Hello\n' }]);
 }
 // Indexes the bundled documents once, so timed runs see the same state.
 for (const [name, args, options] of cases) if (name.includes('research')) await once(args, options);
@@ -88,15 +118,17 @@ const times = cases.map(() => []);
 for (let i = 0; i < runs; i++)
   for (const [c, [, args, options]] of cases.entries()) times[c].push(await once(args, options));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const medians = times.map(median);
+const wall = times.map((t) => median(t.map((x) => x.wall)));
+const cpu = times.map((t) => median(t.map((x) => x.cpu)));
 console.log(
   `median of ${runs} interleaved runs, from spawn to the first model request${before ? `; before: ${before}` : ''}`,
 );
+console.log(
+  `${''.padEnd(28)} ${'wall'.padStart(10)} ${'×'.padStart(6)} ${'CPU'.padStart(10)} ${'×'.padStart(6)}  (× node -e 0)`,
+);
 cases.forEach(([name], c) => {
-  const ms = medians[c];
-  console.log(
-    `${name.padEnd(28)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / medians[0]).toFixed(2)}x node -e 0`,
-  );
+  const fig = (ms, base) => `${ms.toFixed(1).padStart(7)} ms ${(ms / base).toFixed(2).padStart(5)}x`;
+  console.log(`${name.padEnd(28)} ${fig(wall[c], wall[0])} ${fig(cpu[c], cpu[0])}`);
 });
 server.close();
 process.exit(0);

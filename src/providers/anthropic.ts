@@ -1,12 +1,13 @@
-import Anthropic from '@anthropic-ai/sdk';
-import type {
-  StopReason as AnthropicStopReason,
-  Tool as AnthropicTool,
-  ContentBlockParam,
-  MessageCreateParamsStreaming,
-  MessageParam,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages/messages.js';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import {
+  type StopReason as AnthropicStopReason,
+  type Tool as AnthropicTool,
+  type ContentBlockParam,
+  type MessageCreateParamsStreaming,
+  type MessageParam,
+  Messages,
+  type ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import type {
   AssistantMessage,
   AssistantPart,
@@ -122,9 +123,17 @@ interface BlockState {
     | { type: 'redacted_thinking'; data: string };
 }
 
+/**
+ * The SDK's client with the Messages API only. `Anthropic` also builds every other resource (beta,
+ * organization, skills, …): 735 KB bundled, which V8 compiles before the first request, against 233 KB.
+ */
+class MessagesClient extends BaseAnthropic {
+  messages = new Messages(this);
+}
+
 export function createAnthropicProvider(options: { maxRetries?: number } = {}): Provider {
   // The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself; we never override them.
-  const client = new Anthropic({ maxRetries: options.maxRetries ?? 3 });
+  const client = new MessagesClient({ maxRetries: options.maxRetries ?? 3 });
   return {
     name: 'anthropic',
     async complete(request): Promise<AssistantMessage> {
