@@ -1,7 +1,7 @@
-import { CITE, type Claim, citedClaims } from '../claims.js';
+import { CITE, citedClaims } from '../claims.js';
 import type { Fact } from './fact.js';
 import { decimalComma } from './numbers.js';
-import { readFacts, sourceReader } from './read.js';
+import { readFacts, undoLayout } from './read.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
 // sources must be in one of the sources it cites. No model: each cited source is read once into a set of
@@ -26,42 +26,34 @@ export interface GroundingSource {
   text: string;
 }
 
+interface SourceIndex {
+  keys: Set<string>;
+  /** The normalised text, padded so that phrases match whole words; made when first asked. */
+  phrases: () => string[];
+}
+
 export function checkGrounding(answer: string, sources: GroundingSource[]): Grounding {
   const texts = new Map(sources.map((s) => [s.n, s.text]));
-  const comma = decimalComma(answer.normalize('NFKC'));
-  // The claims' facts first: each cited source is then read once, for the keys its claims look for.
-  const claims: { claim: Claim; cites: number[]; facts: Fact[] }[] = [];
-  const wanted = new Map<number, Set<string>>();
-  for (const claim of citedClaims(answer)) {
-    // Citations that name no source are the citation check's to report; those cites have no text here.
-    const cites = claim.cites.filter((n) => texts.has(n));
-    if (cites.length === 0) continue;
-    const facts = answerFacts(claim.text, comma);
-    for (const n of cites) {
-      let keys = wanted.get(n);
-      if (!keys) {
-        keys = new Set<string>();
-        wanted.set(n, keys);
-      }
-      for (const fact of facts) if (fact.kind !== 'phrase') for (const k of fact.needs) keys.add(k);
-    }
-    claims.push({ claim, cites, facts });
-  }
   const indexed = new Map<number, SourceIndex>();
   const indexOf = (n: number): SourceIndex => {
     let index = indexed.get(n);
     if (!index) {
-      index = indexSource(texts.get(n)!, wanted.get(n)!);
+      index = indexSource(texts.get(n) ?? '');
       indexed.set(n, index);
     }
     return index;
   };
+  const comma = decimalComma(answer.normalize('NFKC'));
 
+  let checked = 0;
   const unsupported: Unsupported[] = [];
-  for (const { claim, cites, facts } of claims) {
-    const cited = cites.map(indexOf);
+  for (const claim of citedClaims(answer)) {
+    // Citations that name no source are the citation check's to report; those cites have no text here.
+    const cited = claim.cites.filter((n) => texts.has(n)).map(indexOf);
+    if (cited.length === 0) continue;
+    checked++;
     const missing = new Set<string>();
-    for (const fact of facts) {
+    for (const fact of answerFacts(claim.text, comma)) {
       const found =
         fact.kind === 'phrase'
           ? cited.some((s) => s.phrases().some((p) => p.includes(fact.needs[0]!)))
@@ -71,13 +63,7 @@ export function checkGrounding(answer: string, sources: GroundingSource[]): Grou
     if (missing.size > 0)
       unsupported.push({ sentence: claim.text, cites: claim.cites, missing: [...missing] });
   }
-  return { checked: claims.length, unsupported };
-}
-
-interface SourceIndex {
-  keys: Set<string>;
-  /** The normalised text, padded so that phrases match whole words; made when first asked. */
-  phrases: () => string[];
+  return { checked, unsupported };
 }
 
 // "fell 5%" restates a source's "-5%": an unsigned figure may stand for a negative one in such a sentence.
@@ -103,15 +89,13 @@ export function answerFacts(sentence: string, comma: boolean): Fact[] {
   return facts;
 }
 
-/** A source's keys: those of its facts that could give one of the `wanted` keys (and maybe more). */
-function indexSource(text: string, wanted: Set<string>): SourceIndex {
-  const reader = sourceReader(text);
-  const keys = keysOf(reader.read(wanted));
+function indexSource(text: string): SourceIndex {
+  const keys = keysOf(readFacts(text));
   let phrases: string[] | undefined;
   return {
     keys,
     phrases: () =>
-      (phrases ??= [...new Set([text.normalize('NFKC'), reader.undone])].map(
+      (phrases ??= [...new Set([text.normalize('NFKC'), undoLayout(text)])].map(
         (t) => ` ${normalisePhrase(t)} `,
       )),
   };

@@ -1,8 +1,7 @@
 import { readDates } from './dates.js';
-import type { Fact } from './fact.js';
+import { digitRuns, type Fact } from './fact.js';
 import { decimalComma, readNumbers } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
-import { digitWindows, wantedDigits } from './windows.js';
 import { readNumberWords } from './words.js';
 
 // Reading a text's facts, once: its layout is undone first (list markers and heading numbers are not
@@ -18,55 +17,47 @@ export interface ReadOptions {
 }
 
 export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
-  const words = readPeriodWords(undoLayout(input));
-  const text = digitWindows(words.text).text;
+  const whole = undoLayout(input);
+  const words = readPeriodWords(whole);
+  const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);
-  return [...words.facts, ...readDigitFacts(text, comma, o.flexibleSign), ...readNumberWords(words.text)];
-}
-
-/** Dates, then periods and versions, then numbers, each reading what the one before left. */
-function readDigitFacts(text: string, comma: boolean, flexibleSign?: boolean): Fact[] {
   const dates = readDates(text);
   const periods = readPeriods(dates.text);
-  const numbers = readNumbers(periods.text, { comma, flexibleSign });
-  return [...dates.facts, ...periods.facts, ...numbers.facts];
-}
-
-/**
- * A source's facts as the claims citing it need them: given the keys those claims look for, the facts
- * of every window whose figures could give one of them, and of the number and period words (see
- * windows.ts). The layout, the windows and the text's decimal convention are worked out once.
- */
-export function sourceReader(input: string): { undone: string; read: (wanted: Set<string>) => Fact[] } {
-  const undone = undoLayout(input);
-  const words = readPeriodWords(undone);
-  const windows = digitWindows(words.text);
-  const comma = decimalComma(windows.text);
-  const read = (wanted: Set<string>): Fact[] => {
-    if (wanted.size === 0) return [];
-    const digits = wantedDigits(wanted);
-    const groups = windows.groups.filter((g) => !digits || !g.digits || shares(g.digits, digits));
-    const text =
-      groups.length === windows.groups.length ? windows.text : groups.map((g) => g.text).join('\n\n');
-    // Number words give only quantities' keys (`n:`, `b:`, `u:`).
-    const quantities = [...wanted].some(
-      (k) => k.startsWith('n:') || k.startsWith('b:') || k.startsWith('u:'),
-    );
-    return [
-      ...words.facts,
-      ...readDigitFacts(text, comma),
-      ...(quantities ? readNumberWords(words.text) : []),
-    ];
-  };
-  return { undone, read };
-}
-
-function shares(a: Set<number>, b: Set<number>): boolean {
-  for (const x of a) if (b.has(x)) return true;
-  return false;
+  const numbers = readNumbers(periods.text, { comma, flexibleSign: o.flexibleSign });
+  return [...words.facts, ...dates.facts, ...periods.facts, ...numbers.facts, ...readNumberWords(words.text)];
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
+const BEFORE = 24;
+const AFTER = 40;
+
+/**
+ * The parts of a text that can hold a figure in digits: a window around every run of digits, cut at
+ * spaces, joined by blank lines. Prose between figures is never scanned by the date, period and number
+ * readers, which keeps a long source's reading to one quick pass over the whole of it.
+ */
+function digitWindows(text: string): string {
+  const spans: [number, number][] = [];
+  digitRuns(text, (start, end) => {
+    const last = spans.at(-1);
+    if (last && start - BEFORE <= last[1]) last[1] = end + AFTER;
+    else spans.push([start - BEFORE, end + AFTER]);
+  });
+  if (spans.length === 1 && spans[0]![0] <= 0 && spans[0]![1] >= text.length) return text;
+  return spans
+    .map(([start, end]) => {
+      const from = start <= 0 ? 0 : Math.max(text.lastIndexOf(' ', start), text.lastIndexOf('\n', start)) + 1;
+      const to = end >= text.length ? text.length : nextSpace(text, end);
+      return text.slice(from, to);
+    })
+    .join('\n\n');
+}
+
+function nextSpace(text: string, from: number): number {
+  const space = /\s/g;
+  space.lastIndex = from;
+  return space.exec(text)?.index ?? text.length;
+}
 
 const TENS_END = new RegExp(`(?:${TENS_WORD})$`, 'i');
 
