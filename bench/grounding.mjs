@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
+import { findEvidence } from '../dist/research/evidence/index.js';
 import { checkGrounding } from '../dist/research/grounding/index.js';
-import { OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
+import { digest, OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const OLD = '5407a59';
@@ -74,6 +75,22 @@ for (const f of families) {
       );
     for (const s of missed) console.log(`    missed:      ${s}`);
   }
+}
+// Every case's full result, ours beside the reference's: they must be the same, byte for byte.
+if (reference) {
+  const { checkGrounding: theirs } = await import(pathToFileURL(reference.grounding).href);
+  const { findEvidence: theirEvidence } = await import(pathToFileURL(reference.evidence).href);
+  const all = (check, evidence) =>
+    digest(
+      families.map((f) => {
+        const cited = [
+          { n: 1, kind: 'web', title: f.family, location: 'https://example.com/', text: f.source },
+        ];
+        return [...f.right, ...f.wrong].map((s) => [check(s, cited), evidence(s, cited)]);
+      }),
+    );
+  const [a, b] = [all(checkGrounding, findEvidence), all(theirs, theirEvidence)];
+  console.log(`\ncase results: ${a} (${reference.name}: ${b}) — ${a === b ? 'the same' : 'DIFFERENT'}`);
 }
 const pct = (a, b) => `${((100 * a) / b).toFixed(1)}%`;
 console.log(

@@ -3,9 +3,12 @@
 // folder), as CPU time (on a shared machine wall time is mostly waiting). Each figure is the median over
 // fresh processes run in turn, ours then the reference: "first" is a process's first check (what one
 // research run pays: regexes compiled, code not yet optimised), "warm" the median of 21 checks after 5.
+// Each process also prints a digest of both checks' results: a faster check must give the same results
+// as the reference, byte for byte (the table says whether it does).
 //
 // Run as a script it is that child process: node checks.mjs <grounding.js> <evidence.js> <input.json>
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +16,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HERE = fileURLToPath(import.meta.url);
-/** The last commit before the checks were made to scan each source once and compile less. */
-export const REFERENCE = '3edc10e';
+/** The last commit before the checks were made to read only what the claims need (third round). */
+export const REFERENCE = 'b28bfb4';
+
+/** A short digest of any JSON-able results, to compare two implementations' outputs byte for byte. */
+export const digest = (results) =>
+  createHash('sha256').update(JSON.stringify(results)).digest('hex').slice(0, 16);
 
 export const OURS = {
   name: 'ours',
@@ -74,8 +81,12 @@ export function timeChecks(impls, answer, sources, rounds = 5) {
     const r = runs.get(impl.name);
     figures[impl.name] = Object.fromEntries(cols.map((c) => [c, median(r.map((x) => x[c]))]));
     const cells = cols.map((c) => figures[impl.name][c].toFixed(1).padStart(c.endsWith('First') ? 8 : 7));
-    lines.push(`  ${impl.name.padEnd(39)}${cells.join('')}`);
+    const digests = [...new Set(r.map((x) => x.digest))];
+    figures[impl.name].digest = digests.join(',');
+    lines.push(`  ${impl.name.padEnd(39)}${cells.join('')}   results ${figures[impl.name].digest}`);
   }
+  const all = new Set(impls.map((i) => figures[i.name].digest));
+  lines.push(all.size === 1 ? '  same results: yes' : '  same results: NO — the results differ');
   return { lines, figures };
 }
 
@@ -95,6 +106,7 @@ if (process.argv[1] === HERE) {
   const evidence = () => findEvidence(answer, sources);
   const groundingFirst = cpu(grounding);
   const evidenceFirst = cpu(evidence);
+  const results = digest({ grounding: grounding(), evidence: evidence() });
   for (let i = 0; i < 5; i++) {
     grounding();
     evidence();
@@ -117,6 +129,7 @@ if (process.argv[1] === HERE) {
       evidenceWarm: median(e),
       bothFirst: groundingFirst + evidenceFirst,
       bothWarm: median(both),
+      digest: results,
     }),
   );
 }
