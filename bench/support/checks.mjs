@@ -9,9 +9,9 @@
 // Run as a script it is that child process: node checks.mjs <grounding.js> <evidence.js> <input.json>
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -59,6 +59,14 @@ export async function reference(rev = REFERENCE) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** CPU milliseconds that `f` takes. */
+const cpu = (f) => {
+  const start = process.cpuUsage();
+  f();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
 /** Times each implementation over `rounds` fresh processes, in turn; returns a table to print. */
 export function timeChecks(impls, answer, sources, rounds = 5) {
   const input = join(mkdtempSync(join(tmpdir(), 'agent-bench-input-')), 'input.json');
@@ -85,23 +93,66 @@ export function timeChecks(impls, answer, sources, rounds = 5) {
     figures[impl.name].digest = digests.join(',');
     lines.push(`  ${impl.name.padEnd(39)}${cells.join('')}   results ${figures[impl.name].digest}`);
   }
+  // Ours reads the sources while the answer streams: that reading, and what is left after the answer.
+  for (const impl of impls) {
+    const r = runs.get(impl.name);
+    if (r[0].aheadFirst === undefined) continue;
+    const f = (c) => median(r.map((x) => x[c])).toFixed(1);
+    lines.push(
+      `  ${impl.name}, sources read while the answer streams: ${f('aheadFirst')} first, ${f('aheadWarm')} warm; after the answer, grounding ${f('groundingAfterFirst')} first, ${f('groundingAfterWarm')} warm, both ${f('afterFirst')} first, ${f('afterWarm')} warm`,
+    );
+    figures[impl.name].afterFirst = Number(f('afterFirst'));
+    figures[impl.name].afterWarm = Number(f('afterWarm'));
+    figures[impl.name].groundingAfterWarm = Number(f('groundingAfterWarm'));
+    if (r.some((x) => x.aheadDigest !== x.digest)) figures[impl.name].digest += ' (read ahead: DIFFERENT)';
+  }
   const all = new Set(impls.map((i) => figures[i.name].digest));
   lines.push(all.size === 1 ? '  same results: yes' : '  same results: NO — the results differ');
   return { lines, figures };
 }
 
 // The child: one implementation's first and warm checks on the input.
-if (process.argv[1] === HERE) {
+if (process.argv[1] === HERE && process.argv[2] === '--ahead') {
+  const [groundingFile, evidenceFile, inputFile] = process.argv.slice(3);
+  const { answer, sources } = JSON.parse(readFileSync(inputFile, 'utf8'));
+  const { checkGrounding } = await import(pathToFileURL(groundingFile).href);
+  const { findEvidence } = await import(pathToFileURL(evidenceFile).href);
+  const { readAheadNow } = await import(pathToFileURL(join(dirname(groundingFile), '../read-ahead.js')).href);
+  let ahead;
+  const readFirst = cpu(() => {
+    ahead = readAheadNow(sources);
+  });
+  const grounding = () => checkGrounding(answer, sources, ahead.grounding);
+  const evidence = () => findEvidence(answer, sources, ahead.evidence);
+  const groundingAfterFirst = cpu(grounding);
+  const evidenceAfterFirst = cpu(evidence);
+  const afterFirst = groundingAfterFirst + evidenceAfterFirst;
+  const results = { grounding: grounding(), evidence: evidence() };
+  const reads = [];
+  const afters = [];
+  const groundings = [];
+  for (let i = 0; i < 21; i++) {
+    reads.push(cpu(() => readAheadNow(sources)));
+    const g = cpu(grounding);
+    groundings.push(g);
+    afters.push(g + cpu(evidence));
+  }
+  console.log(
+    JSON.stringify({
+      aheadFirst: readFirst,
+      aheadWarm: median(reads.slice(5)),
+      afterFirst,
+      afterWarm: median(afters.slice(5)),
+      groundingAfterFirst,
+      groundingAfterWarm: median(groundings.slice(5)),
+      aheadDigest: digest(results),
+    }),
+  );
+} else if (process.argv[1] === HERE) {
   const [groundingFile, evidenceFile, inputFile] = process.argv.slice(2);
   const { answer, sources } = JSON.parse(readFileSync(inputFile, 'utf8'));
   const { checkGrounding } = await import(pathToFileURL(groundingFile).href);
   const { findEvidence } = await import(pathToFileURL(evidenceFile).href);
-  const cpu = (f) => {
-    const start = process.cpuUsage();
-    f();
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000;
-  };
   const grounding = () => checkGrounding(answer, sources);
   const evidence = () => findEvidence(answer, sources);
   const groundingFirst = cpu(grounding);
@@ -121,6 +172,16 @@ if (process.argv[1] === HERE) {
     e.push(b);
     both.push(a + b);
   }
+  // A run reads the sources while the answer streams (research/read-ahead.js): that reading, then both
+  // checks given it — what is left once the answer has ended. In a fresh process of its own (below).
+  const aheadFile = join(dirname(groundingFile), '../read-ahead.js');
+  const afterAnswer = existsSync(aheadFile)
+    ? JSON.parse(
+        execFileSync(process.execPath, [HERE, '--ahead', groundingFile, evidenceFile, inputFile], {
+          encoding: 'utf8',
+        }),
+      )
+    : {};
   console.log(
     JSON.stringify({
       groundingFirst,
@@ -130,6 +191,7 @@ if (process.argv[1] === HERE) {
       bothFirst: groundingFirst + evidenceFirst,
       bothWarm: median(both),
       digest: results,
+      ...afterAnswer,
     }),
   );
 }

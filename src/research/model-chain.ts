@@ -20,6 +20,7 @@ import {
   WRITE_SYSTEM,
   writePrompt,
 } from './prompts.js';
+import { type ReadAhead, readAhead } from './read-ahead.js';
 import { collectRound, type Source, type SourceReport } from './sources.js';
 import {
   type ModelSetup,
@@ -36,7 +37,7 @@ export const DEFAULT_CONCURRENCY = 16;
 type ChainResult = Pick<
   ResearchResult,
   'mode' | 'answer' | 'sources' | 'reports' | 'usage' | 'rounds' | 'truncated' | 'budget'
->;
+> & { ahead?: ReadAhead };
 
 /** What every chain starts from: the run's model caller and ledger, and the documents it may read. */
 function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: ResearchSettings) {
@@ -321,6 +322,8 @@ export async function modelChain(
       ? '(no facts: extraction failed; do not cite this source)'
       : (facts.get(source) ?? NO_FACTS),
   }));
+  // The checks' reading of the sources overlaps the write, which only waits on the model.
+  const ahead = readAhead(sources);
   const written = await call(
     'write',
     m.largeModel,
@@ -328,7 +331,7 @@ export async function modelChain(
     [{ role: 'user', content: writePrompt(o.question, notes) }],
     (delta) => emit({ type: 'text', delta }),
     MAX_TOKENS[step],
-  );
+  ).finally(ahead.stop);
   if (!written.text.trim()) throw new AgentError('The writing model returned an empty answer.');
   const truncated = written.stopReason === 'length';
   if (truncated)
@@ -345,6 +348,7 @@ export async function modelChain(
     usage: ledger.totals(),
     rounds,
     truncated,
+    ahead,
     ...(budget
       ? {
           budget: {

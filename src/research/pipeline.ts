@@ -157,7 +157,7 @@ async function research(
         message: `Extractive mode has no model to write a report or follow up: ${ignored.join(' and ')} ignored.`,
       });
   }
-  const base = o.models
+  const { ahead, ...base } = o.models
     ? await modelChain(
         { ...o, runId, progress: recording?.hooks, prior: recording?.prior },
         o.models,
@@ -175,8 +175,8 @@ async function research(
           base.sources.map((s) => s.n),
         )
       : { cited: [], dangling: [], uncited: [] },
-    grounding: checkGrounding(base.answer, base.sources),
-    evidence: findEvidence(base.answer, base.sources),
+    grounding: checkGrounding(base.answer, base.sources, ahead?.grounding),
+    evidence: findEvidence(base.answer, base.sources, ahead?.evidence),
     settings,
     createdAt,
   };

@@ -32,7 +32,15 @@ const NEIGHBOUR_GAIN = 0.15;
 
 export type EvidenceSource = Pick<Source, 'n' | 'kind' | 'title' | 'location' | 'text'>;
 
-export function findEvidence(answer: string, sources: EvidenceSource[]): Evidence[] {
+/**
+ * `ahead`: sources already indexed (by text, every term posted: see indexSentences), e.g. while the
+ * answer was being written.
+ */
+export function findEvidence(
+  answer: string,
+  sources: EvidenceSource[],
+  ahead?: ReadonlyMap<string, SourceIndex>,
+): Evidence[] {
   const byNumber = new Map(sources.map((s) => [s.n, s]));
   const claims = citedClaims(answer).map((claim) => ({
     claim,
@@ -58,7 +66,8 @@ export function findEvidence(answer: string, sources: EvidenceSource[]): Evidenc
   const vocabulary = new Vocabulary();
   for (const [n, { wanted, asks }] of bySource) {
     const source = byNumber.get(n)!;
-    const index = indexSentences(locatedSentences(source.text), wanted, vocabulary);
+    const index =
+      ahead?.get(source.text) ?? indexSentences(locatedSentences(source.text), wanted, vocabulary);
     for (const { slot, at } of asks)
       slots[slot] = evidenceFor(claims[at]!.claim, source, index, claims[at]!.weights);
   }

@@ -26,19 +26,26 @@ export interface GroundingSource {
   text: string;
 }
 
-interface SourceIndex {
+/** What the check reads from one source; the same for every answer (see research/read-ahead.ts). */
+export interface SourceIndex {
   keys: Set<string>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
   phrases: () => string[];
 }
 
-export function checkGrounding(answer: string, sources: GroundingSource[]): Grounding {
+/** `ahead`: sources already read (by text), e.g. while the answer was being written. */
+export function checkGrounding(
+  answer: string,
+  sources: GroundingSource[],
+  ahead?: ReadonlyMap<string, SourceIndex>,
+): Grounding {
   const texts = new Map(sources.map((s) => [s.n, s.text]));
   const indexed = new Map<number, SourceIndex>();
   const indexOf = (n: number): SourceIndex => {
     let index = indexed.get(n);
     if (!index) {
-      index = indexSource(texts.get(n) ?? '');
+      const text = texts.get(n) ?? '';
+      index = ahead?.get(text) ?? indexSource(text);
       indexed.set(n, index);
     }
     return index;
@@ -89,7 +96,8 @@ export function answerFacts(sentence: string, comma: boolean): Fact[] {
   return facts;
 }
 
-function indexSource(text: string): SourceIndex {
+/** Reads a source's facts once: the costly part of the check, which does not depend on the answer. */
+export function indexSource(text: string): SourceIndex {
   const keys = keysOf(readFacts(text));
   let phrases: string[] | undefined;
   return {
