@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { findPrice, type Price } from '../../src/providers/prices.js';
 import type { Usage } from '../../src/types.js';
-import { sqliteStore } from '../support/stores.js';
+import { sqliteFileOf, sqliteStore, storesUnderTest } from '../support/stores.js';
 
 const usage = (u: Partial<Usage>): Usage => ({
   input: 0,
@@ -12,9 +12,11 @@ const usage = (u: Partial<Usage>): Usage => ({
   ...u,
 });
 
-describe('ledger', () => {
+describe.each(storesUnderTest())('ledger ($name)', (kind) => {
+  afterEach(() => kind.close());
+
   it('prices a call from the table, counting every bucket once', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     // claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million.
     const cost = await store.ledger.record({
       command: 'chat',
@@ -34,7 +36,7 @@ describe('ledger', () => {
   });
 
   it('records an unknown model with its tokens and a null cost, shown as unknown, never $0', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     expect(
       await store.ledger.record({
         command: 'chat',
@@ -64,70 +66,97 @@ describe('ledger', () => {
     expect(mystery).toMatchObject({ calls: 1, costUsd: null, unpricedCalls: 1 });
   });
 
-  it('keeps the price used on the row, so a later price change does not rewrite history', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
-    const before: Record<string, Price> = {
-      'house-model': { input: 2, output: 2, cacheRead: 2, cacheWrite: 2, source: 'test' },
-    };
-    await store.ledger.record(
-      {
-        command: 'chat',
-        runId: 'r',
-        step: 'chat',
-        provider: 'openai',
-        model: 'house-model',
-        usage: usage({ input: 1_000_000 }),
-      },
-      before,
-    );
-    const after: Record<string, Price> = {
-      'house-model': { input: 9, output: 9, cacheRead: 9, cacheWrite: 9, source: 'test' },
-    };
-    await store.ledger.record(
-      {
-        command: 'chat',
-        runId: 'r',
-        step: 'chat',
-        provider: 'openai',
-        model: 'house-model',
-        usage: usage({ input: 1_000_000 }),
-      },
-      after,
-    );
-    expect((await store.ledger.report({ by: 'model' })).totals.costUsd).toBe(11);
-    expect(db.prepare('SELECT price_input FROM usage_ledger ORDER BY id').all()).toEqual([
-      { price_input: 2 },
-      { price_input: 9 },
-    ]);
-  });
+  it.runIf(kind.name === 'sqlite')(
+    'keeps the price used on the row, so a later price change does not rewrite history',
+    async () => {
+      const store = await kind.open();
+      const db = sqliteFileOf(store);
+      const before: Record<string, Price> = {
+        'house-model': { input: 2, output: 2, cacheRead: 2, cacheWrite: 2, source: 'test' },
+      };
+      await store.ledger.record(
+        {
+          command: 'chat',
+          runId: 'r',
+          step: 'chat',
+          provider: 'openai',
+          model: 'house-model',
+          usage: usage({ input: 1_000_000 }),
+        },
+        before,
+      );
+      const after: Record<string, Price> = {
+        'house-model': { input: 9, output: 9, cacheRead: 9, cacheWrite: 9, source: 'test' },
+      };
+      await store.ledger.record(
+        {
+          command: 'chat',
+          runId: 'r',
+          step: 'chat',
+          provider: 'openai',
+          model: 'house-model',
+          usage: usage({ input: 1_000_000 }),
+        },
+        after,
+      );
+      expect((await store.ledger.report({ by: 'model' })).totals.costUsd).toBe(11);
+      expect(db.prepare('SELECT price_input FROM usage_ledger ORDER BY id').all()).toEqual([
+        { price_input: 2 },
+        { price_input: 9 },
+      ]);
+    },
+  );
 
-  it('marks a cancelled call, prices it like any other, and counts it per group and in total', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
-    const base = {
+  it.runIf(kind.name === 'sqlite')(
+    'marks a cancelled call, prices it like any other, and counts it per group and in total',
+    async () => {
+      const store = await kind.open();
+      const db = sqliteFileOf(store);
+      const base = {
+        command: 'chat' as const,
+        runId: 'r',
+        step: 'chat',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+      };
+      await store.ledger.record({ ...base, usage: usage({ input: 1_000_000 }) });
+      const cost = await store.ledger.record({
+        ...base,
+        usage: usage({ input: 1_000_000, output: 10 }),
+        cancelled: true,
+      });
+      expect(cost).toBeCloseTo(0.15 + 10 * 0.6e-6, 12);
+      expect(db.prepare('SELECT cancelled FROM usage_ledger ORDER BY id').pluck().all()).toEqual([0, 1]);
+      const report = await store.ledger.report({ by: 'model' });
+      expect(report.totals).toMatchObject({ calls: 2, inputTokens: 2_000_000, cancelledCalls: 1 });
+      expect(report.totals.costUsd).toBeCloseTo(0.3 + 10 * 0.6e-6, 12);
+      expect(report.rows[0]).toMatchObject({ calls: 2, cancelledCalls: 1 });
+    },
+  );
+
+  it('groups by who made the calls: AGENT_USER, else the user name', async () => {
+    const alice = await kind.open({ user: 'alice' });
+    const bob = await kind.open({ user: 'bob' });
+    const call = {
       command: 'chat' as const,
       runId: 'r',
       step: 'chat',
       provider: 'openai',
       model: 'gpt-4o-mini',
     };
-    await store.ledger.record({ ...base, usage: usage({ input: 1_000_000 }) });
-    const cost = await store.ledger.record({
-      ...base,
-      usage: usage({ input: 1_000_000, output: 10 }),
-      cancelled: true,
-    });
-    expect(cost).toBeCloseTo(0.15 + 10 * 0.6e-6, 12);
-    expect(db.prepare('SELECT cancelled FROM usage_ledger ORDER BY id').pluck().all()).toEqual([0, 1]);
-    const report = await store.ledger.report({ by: 'model' });
-    expect(report.totals).toMatchObject({ calls: 2, inputTokens: 2_000_000, cancelledCalls: 1 });
-    expect(report.totals.costUsd).toBeCloseTo(0.3 + 10 * 0.6e-6, 12);
-    expect(report.rows[0]).toMatchObject({ calls: 2, cancelledCalls: 1 });
+    await alice.ledger.record({ ...call, usage: usage({ input: 1_000_000 }) });
+    await bob.ledger.record({ ...call, usage: usage({ input: 2_000_000 }) });
+    await bob.ledger.record({ ...call, usage: usage({ input: 2_000_000 }) });
+    const report = await alice.ledger.report({ by: 'user' });
+    expect(report.rows.map((r) => [r.key, r.calls, r.inputTokens])).toEqual([
+      ['bob', 2, 4_000_000],
+      ['alice', 1, 1_000_000],
+    ]);
+    expect(report.totals.calls).toBe(3);
   });
 
   it('groups by command and by day and filters by time', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     const day = (d: string) => new Date(`${d}T12:00:00`).getTime();
     const base = {
       runId: 'x',

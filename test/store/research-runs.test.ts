@@ -1,13 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/errors.js';
-import { sqliteStore } from '../support/stores.js';
+import type { Store } from '../../src/store/store.js';
+import { sqliteFileOf, storesUnderTest } from '../support/stores.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 1, 9, 30);
 
-async function seeded() {
-  const store = await sqliteStore(':memory:');
-  const db = store.db;
+async function seeded(store: Store) {
   const refunds = await store.runs.save({
     question: 'How much can a support agent refund?',
     mode: 'model',
@@ -36,12 +35,14 @@ async function seeded() {
     result: { question: 'Who approves travel over budget?' },
     createdAt: T0 + DAY,
   });
-  return { store, db, refunds, travel, unpriced };
+  return { store, refunds, travel, unpriced };
 }
 
-describe('research runs', () => {
+describe.each(storesUnderTest())('research runs ($name)', (kind) => {
+  afterEach(() => kind.close());
+
   it('keep the result object exactly as given, with its question, mode, cost and time', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     const result = {
       question: 'Café limits — “quoted”?',
       mode: 'model',
@@ -75,7 +76,7 @@ describe('research runs', () => {
   });
 
   it('are listed newest first, with a limit', async () => {
-    const { store, refunds, travel, unpriced } = await seeded();
+    const { store, refunds, travel, unpriced } = await seeded(await kind.open());
     expect((await store.runs.list()).map((r) => r.id)).toEqual([travel, unpriced, refunds]);
     expect((await store.runs.list({ limit: 2 })).map((r) => r.id)).toEqual([travel, unpriced]);
     expect((await store.runs.list())[1]).toEqual({
@@ -90,7 +91,7 @@ describe('research runs', () => {
   });
 
   it('are found by full-text search over question and answer', async () => {
-    const { store, refunds, travel, unpriced } = await seeded();
+    const { store, refunds, travel, unpriced } = await seeded(await kind.open());
     // Words of the answer only, and stemmed: "refunds" finds "refund".
     expect((await store.runs.list({ query: 'refunds per order' })).map((r) => r.id)).toEqual([refunds]);
     expect((await store.runs.list({ query: 'London hotels' })).map((r) => r.id)).toEqual([travel]);
@@ -103,7 +104,7 @@ describe('research runs', () => {
   });
 
   it('are deleted one at a time, and a deleted run is neither found nor its number reused', async () => {
-    const { store, refunds, travel, unpriced } = await seeded();
+    const { store, refunds, travel, unpriced } = await seeded(await kind.open());
     expect(await store.runs.delete(travel)).toBe(true);
     expect(await store.runs.delete(travel)).toBe(false);
     expect(await store.runs.get(travel)).toBeUndefined();
@@ -115,14 +116,19 @@ describe('research runs', () => {
     expect((await store.runs.list())[0]?.id).toBe(next);
   });
 
-  it('say in one line that nothing was saved when the database cannot be written', async () => {
-    const { store, db, refunds } = await seeded();
-    // Answers SQLITE_READONLY to every write, as a read-only file does (root ignores file modes).
-    db.pragma('query_only = ON');
-    const save = () => store.runs.save({ question: 'Q', mode: 'model', answer: 'A', costUsd: 0, result: {} });
-    await expect(save()).rejects.toThrow(AgentError);
-    await expect(save()).rejects.toThrow(/^the database .* is read-only/);
-    await expect(store.runs.delete(refunds)).rejects.toThrow(/^the database .* is read-only/);
-    expect(await store.runs.list()).toHaveLength(3);
-  });
+  it.runIf(kind.name === 'sqlite')(
+    'say in one line that nothing was saved when the database cannot be written',
+    async () => {
+      const { store, refunds } = await seeded(await kind.open());
+      const db = sqliteFileOf(store);
+      // Answers SQLITE_READONLY to every write, as a read-only file does (root ignores file modes).
+      db.pragma('query_only = ON');
+      const save = () =>
+        store.runs.save({ question: 'Q', mode: 'model', answer: 'A', costUsd: 0, result: {} });
+      await expect(save()).rejects.toThrow(AgentError);
+      await expect(save()).rejects.toThrow(/^the database .* is read-only/);
+      await expect(store.runs.delete(refunds)).rejects.toThrow(/^the database .* is read-only/);
+      expect(await store.runs.list()).toHaveLength(3);
+    },
+  );
 });

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sessionCostUsd } from '../../src/cli/commands/sessions.js';
 import type { Store } from '../../src/store/store.js';
 import type { Message, Usage } from '../../src/types.js';
 import { reply, text, toolCall } from '../support/scripted-provider.js';
-import { sqliteStore } from '../support/stores.js';
+import { sqliteFileOf, storesUnderTest } from '../support/stores.js';
 
 const exchange = (question: string, answer: string): Message[] => [
   { role: 'user', content: question },
@@ -30,9 +30,11 @@ const bill = (store: Store, runId: string, model: string) =>
     usage: usage(1e6, 1e6),
   });
 
-describe('chat sessions store', () => {
+describe.each(storesUnderTest())('chat sessions store ($name)', (kind) => {
+  afterEach(() => kind.close());
+
   it('creates a session with its first exchange and appends the next ones in order', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     const id = await store.sessions.saveExchange(undefined, 'run-a', {
       provider: 'openai',
       model: 'gpt-5.4-mini',
@@ -76,7 +78,7 @@ describe('chat sessions store', () => {
   });
 
   it('lists the most recently used first, with exchanges and the cost of its ledger run', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     const a = await store.sessions.saveExchange(undefined, 'run-a', {
       provider: 'openai',
       model: 'gpt-5.4-mini',
@@ -118,7 +120,7 @@ describe('chat sessions store', () => {
   });
 
   it('a session with no model calls costs $0, and an empty store has no latest session', async () => {
-    const store = await sqliteStore(':memory:');
+    const store = await kind.open();
     expect(await store.sessions.latest()).toBeUndefined();
     const id = await store.sessions.saveExchange(undefined, 'r', {
       provider: 'ollama',
@@ -128,31 +130,52 @@ describe('chat sessions store', () => {
     expect(sessionCostUsd((await store.sessions.get(id))!)).toBe(0);
   });
 
-  it('deletes a session with its messages, keeps its ledger rows, and never reuses its number', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
-    const id = await store.sessions.saveExchange(undefined, 'run-a', {
+  it.runIf(kind.name === 'sqlite')(
+    'deletes a session with its messages, keeps its ledger rows, and never reuses its number',
+    async () => {
+      const store = await kind.open();
+      const db = sqliteFileOf(store);
+      const id = await store.sessions.saveExchange(undefined, 'run-a', {
+        provider: 'openai',
+        model: 'm',
+        messages: exchange('q', 'a'),
+      });
+      await bill(store, 'run-a', 'm');
+      expect(await store.sessions.delete(id)).toBe(true);
+      expect(await store.sessions.delete(id)).toBe(false);
+      expect(await store.sessions.get(id)).toBeUndefined();
+      expect(db.prepare('SELECT COUNT(*) FROM chat_messages').pluck().get()).toBe(0);
+      expect(db.prepare("SELECT COUNT(*) FROM usage_ledger WHERE run_id = 'run-a'").pluck().get()).toBe(1);
+      const next = await store.sessions.saveExchange(undefined, 'run-b', {
+        provider: 'openai',
+        model: 'm',
+        messages: exchange('q', 'a'),
+      });
+      expect(next).toBeGreaterThan(id);
+    },
+  );
+
+  it('are their owner’s: another person sees them only with all, and cannot delete them', async () => {
+    const alice = await kind.open({ user: 'alice' });
+    const bob = await kind.open({ user: 'bob' });
+    const id = await alice.sessions.saveExchange(undefined, 'run-a', {
       provider: 'openai',
       model: 'm',
       messages: exchange('q', 'a'),
     });
-    await bill(store, 'run-a', 'm');
-    expect(await store.sessions.delete(id)).toBe(true);
-    expect(await store.sessions.delete(id)).toBe(false);
-    expect(await store.sessions.get(id)).toBeUndefined();
-    expect(db.prepare('SELECT COUNT(*) FROM chat_messages').pluck().get()).toBe(0);
-    expect(db.prepare("SELECT COUNT(*) FROM usage_ledger WHERE run_id = 'run-a'").pluck().get()).toBe(1);
-    const next = await store.sessions.saveExchange(undefined, 'run-b', {
-      provider: 'openai',
-      model: 'm',
-      messages: exchange('q', 'a'),
-    });
-    expect(next).toBeGreaterThan(id);
+    expect((await alice.sessions.list()).map((s) => [s.id, s.user])).toEqual([[id, 'alice']]);
+    expect(await bob.sessions.list()).toEqual([]);
+    expect(await bob.sessions.latest()).toBeUndefined();
+    expect(await bob.sessions.get(id)).toBeUndefined();
+    expect((await bob.sessions.list({ all: true })).map((s) => [s.id, s.user])).toEqual([[id, 'alice']]);
+    expect((await bob.sessions.get(id, { all: true }))?.user).toBe('alice');
+    expect(await bob.sessions.delete(id)).toBe(false);
+    expect(await alice.sessions.delete(id)).toBe(true);
   });
 
-  it('an exchange that fails to save leaves nothing half-written', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
+  it.runIf(kind.name === 'sqlite')('an exchange that fails to save leaves nothing half-written', async () => {
+    const store = await kind.open();
+    const db = sqliteFileOf(store);
     const id = await store.sessions.saveExchange(undefined, 'run-a', {
       provider: 'openai',
       model: 'm',
@@ -171,40 +194,46 @@ describe('chat sessions store', () => {
     expect(await store.sessions.messages(id)).toHaveLength(4);
   });
 
-  it('an exchange for a session deleted meanwhile (by `agent sessions --delete`) says so and saves nothing', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
-    const id = await store.sessions.saveExchange(undefined, 'run-a', {
-      provider: 'openai',
-      model: 'm',
-      messages: exchange('q', 'a'),
-    });
-    await store.sessions.delete(id);
-    await expect(
-      store.sessions.saveExchange(id, 'run-a', {
-        provider: 'openai',
-        model: 'm',
-        messages: exchange('again', 'b'),
-      }),
-    ).rejects.toThrow(
-      `Chat session #${id} was deleted while this chat was open, so this exchange was not saved; /clear starts a new session.`,
-    );
-    expect(db.prepare('SELECT COUNT(*) FROM chat_messages').pluck().get()).toBe(0);
-    expect(await store.sessions.list()).toEqual([]);
-  });
-
-  it('a database that refuses writes is one line saying nothing was saved', async () => {
-    const store = await sqliteStore(':memory:');
-    const db = store.db;
-    // Answers SQLITE_READONLY to every write, as a read-only file does (root ignores file modes).
-    db.pragma('query_only = ON');
-    await expect(
-      store.sessions.saveExchange(undefined, 'r', {
+  it.runIf(kind.name === 'sqlite')(
+    'an exchange for a session deleted meanwhile (by `agent sessions --delete`) says so and saves nothing',
+    async () => {
+      const store = await kind.open();
+      const db = sqliteFileOf(store);
+      const id = await store.sessions.saveExchange(undefined, 'run-a', {
         provider: 'openai',
         model: 'm',
         messages: exchange('q', 'a'),
-      }),
-    ).rejects.toThrow(/^the database .* is read-only/);
-    expect(await store.sessions.list()).toEqual([]);
-  });
+      });
+      await store.sessions.delete(id);
+      await expect(
+        store.sessions.saveExchange(id, 'run-a', {
+          provider: 'openai',
+          model: 'm',
+          messages: exchange('again', 'b'),
+        }),
+      ).rejects.toThrow(
+        `Chat session #${id} was deleted while this chat was open, so this exchange was not saved; /clear starts a new session.`,
+      );
+      expect(db.prepare('SELECT COUNT(*) FROM chat_messages').pluck().get()).toBe(0);
+      expect(await store.sessions.list()).toEqual([]);
+    },
+  );
+
+  it.runIf(kind.name === 'sqlite')(
+    'a database that refuses writes is one line saying nothing was saved',
+    async () => {
+      const store = await kind.open();
+      const db = sqliteFileOf(store);
+      // Answers SQLITE_READONLY to every write, as a read-only file does (root ignores file modes).
+      db.pragma('query_only = ON');
+      await expect(
+        store.sessions.saveExchange(undefined, 'r', {
+          provider: 'openai',
+          model: 'm',
+          messages: exchange('q', 'a'),
+        }),
+      ).rejects.toThrow(/^the database .* is read-only/);
+      expect(await store.sessions.list()).toEqual([]);
+    },
+  );
 });

@@ -44,3 +44,6 @@ export const sqliteStore = (path = ':memory:', user = 'tester'): Promise<SqliteS
 /** The same at once, for test helpers that are not asynchronous (opening an SQLite file is not). */
 export const sqliteStoreNow = (path = ':memory:', user = 'tester'): SqliteStore =>
   new SqliteStore(openDatabase(path), user);
+
+/** The SQLite file under a store from storesUnderTest(), for the checks only SQLite has. */
+export const sqliteFileOf = (store: Store): SqliteStore['db'] => (store as SqliteStore).db;
