@@ -53,8 +53,9 @@ export async function openStore(target?: string, options: OpenOptions = {}): Pro
     try {
       module = (await import(POSTGRES_MODULE)) as PostgresModule;
     } catch (error) {
+      const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
       throw new ConfigError(
-        `This build of agent cannot use PostgreSQL (${errorMessage(error)}); set AGENT_DATABASE_URL or --db to an SQLite file instead.`,
+        `This build of agent cannot use PostgreSQL${missing ? '' : ` (${errorMessage(error)})`}: set AGENT_DATABASE_URL or --db to an SQLite file instead.`,
         { cause: error },
       );
     }

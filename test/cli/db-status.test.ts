@@ -57,6 +57,16 @@ describe('agent db status', () => {
     );
   });
 
+  it('of a new file: schema version 0, every step pending, nothing counted', async () => {
+    const r = await runCli(['--db', tempDb(), 'db', 'status', '--json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      schemaVersion: 0,
+      pending: migrations().map((m) => m.name),
+      counts: { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 },
+    });
+  });
+
   it('check and recover are for SQLite files: on a PostgreSQL URL they say so, exit 2', async () => {
     const url = 'postgres://alice:secret@db.example:5432/team';
     for (const args of [

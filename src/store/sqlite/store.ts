@@ -109,8 +109,15 @@ export class SqliteStore implements Store {
 
   async status(): Promise<StoreStatus> {
     const db = this.db;
-    const applied = db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[];
-    const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    // Opened without migrating (`agent db status`), a new file has none of the tables yet.
+    const tables = new Set(
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
+    );
+    const count = (table: string) =>
+      tables.has(table) ? (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number) : 0;
+    const applied = tables.has('schema_migrations')
+      ? (db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[])
+      : [];
     return {
       kind: 'sqlite',
       location: this.location,
