@@ -20,7 +20,7 @@ function oldDatabase(): string {
 }
 
 describe('migrations', () => {
-  it('are the SQL files of db/migrations, in order', () => {
+  it('are the SQL files of db/migrations/sqlite, in order', () => {
     expect(names().slice(0, 3)).toEqual(['001_usage_ledger', '002_notes', '003_documents']);
     expect([...names()].sort()).toEqual(names());
   });

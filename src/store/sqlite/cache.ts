@@ -2,7 +2,7 @@ import { deflateText, inflateText, textHash } from '../texts.js';
 import type { CachedPageRow, CacheStats, CacheTally, ExtractionKey, Removed } from '../types.js';
 import type { Db } from './open.js';
 
-// The SQL of the page and extraction caches (db/migrations/012_caches.sql). Policy — what may be stored,
+// The SQL of the page and extraction caches (db/migrations/sqlite/012_caches.sql). Policy — what may be stored,
 // when a page is fresh — lives in src/cache/; these functions only read and write rows, and throw as
 // SQLite does: the callers decide that a failed cache write is skipped and a bad row is a miss.
 

@@ -4,7 +4,7 @@ import type { Claim, RunProgress, StartedRun } from '../types.js';
 import { type Db, writeError } from './open.js';
 import { storeText } from './run-texts.js';
 
-// The progress of research runs that have not answered yet (see db/migrations/013_run_progress.sql):
+// The progress of research runs that have not answered yet (see db/migrations/sqlite/013_run_progress.sql):
 // each write is its own short transaction, made the moment a step is done, so that a run killed at any
 // point keeps everything before it, and other processes sharing the file are never held up for long.
 
