@@ -55,7 +55,7 @@ for (const f of readdirSync(join(HERE, 'pdf'))) {
   writeFileSync(join(content, f.replace(/\.txt$/, '.pdf')), makePdf({ pages }));
 }
 
-const db = openStore(':memory:');
+const db = await openStore(':memory:');
 const stats = await refreshIndex(db, content);
 if (stats.skipped.length) throw new Error(`unreadable: ${JSON.stringify(stats.skipped)}`);
 
@@ -91,7 +91,15 @@ for (const [name, answer] of Object.entries(answerers).reverse()) {
   const misses = [];
   const started = performance.now();
   for (const { q, facts } of questions) {
-    const lines = bullets(answer(db, content, q).answer);
+    // An answerer from before the store became asynchronous cannot read today's index.
+    const answered = await Promise.resolve()
+      .then(() => answer(db, content, q))
+      .catch((error) => ({ answer: '', error }));
+    if (answered.error) {
+      console.log(`${name.padEnd(10)} (cannot run on this build's store: ${answered.error.message})`);
+      break;
+    }
+    const lines = bullets(answered.answer);
     const has = (line) => facts.every((f) => line.includes(norm(f)));
     if (lines[0] && has(lines[0])) first++;
     else misses.push({ q, first: lines[0] ?? '(no answer)' });

@@ -43,17 +43,16 @@ for (let i = 0; i < count; i++) {
   writeFileSync(join(folder, `doc-${i}.md`), `# ${word()} ${word()} guide ${i}\n\n${body}\n`);
 }
 
-const db = openStore(join(dir, 'bench.db'));
+const db = await openStore(join(dir, 'bench.db'));
 const time = async (f) => {
   const start = process.hrtime.bigint();
   const result = await f();
   return [Number(process.hrtime.bigint() - start) / 1e6, result];
 };
-const timeSync = (f) => {
-  const start = process.hrtime.bigint();
-  f();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-};
+/** Milliseconds a search takes (the store is asynchronous; a reference build's may not be). */
+const timeOne = async (f) => (await time(f))[0];
+/** The SQLite file under a store (a reference build's openStore gave the file itself). */
+const fileOf = (store) => store.db ?? store;
 const percentiles = (latencies) => {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(2);
@@ -68,14 +67,15 @@ for (let i = 0; i < 100; i++)
 const [edited, editStats] = await time(() => refreshIndex(db, dir));
 
 const queries = Array.from({ length: 200 }, question);
-const latencies = queries.map((q) => timeSync(() => searchDocuments(db, dir, q, 5)));
+const latencies = [];
+for (const q of queries) latencies.push(await timeOne(() => searchDocuments(db, dir, q, 5)));
 
 console.log(`documents            ${stats.added}`);
 console.log(`first index          ${first.toFixed(0)} ms`);
 console.log(`refresh, unchanged   ${again.toFixed(0)} ms`);
 console.log(`refresh, 100 edited  ${edited.toFixed(0)} ms (${editStats.updated} updated)`);
 console.log(`query latency        ${percentiles(latencies)} (${queries.length} queries, top 5)`);
-db.close();
+await db.close();
 rmSync(dir, { recursive: true, force: true });
 
 const thisBuild = new URL('../dist', import.meta.url).pathname;
@@ -140,10 +140,10 @@ if (longCount > 0) {
   for (const [name, dist] of builds) {
     const m = await load(dist);
     const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-long-db-'));
-    const db = m.openStore(join(dbDir, 'bench.db'));
+    const db = await m.openStore(join(dbDir, 'bench.db'));
     const [first, stats] = await time(() => m.refreshIndex(db, longDir));
     const [again] = await time(() => m.refreshIndex(db, longDir));
-    const passages = db.prepare('SELECT count(*) FROM passage_spans').pluck().get();
+    const passages = fileOf(db).prepare('SELECT count(*) FROM passage_spans').pluck().get();
     console.log(
       `long documents       ${stats.added} (${(bytes / 2 ** 20).toFixed(0)} MB, ${passages} passages), ${name}`,
     );
@@ -155,8 +155,8 @@ if (longCount > 0) {
   for (let i = 0; i < 200; i++)
     for (const o of opened) {
       const slug = `handbook-${i % longCount}`;
-      o.source.push(timeSync(() => o.m.documentSource(o.db, longDir, slug, sourceQueries[i], 24_000)));
-      o.passage.push(timeSync(() => o.m.searchPassages(o.db, longDir, passageQueries[i], 16)));
+      o.source.push(await timeOne(() => o.m.documentSource(o.db, longDir, slug, sourceQueries[i], 24_000)));
+      o.passage.push(await timeOne(() => o.m.searchPassages(o.db, longDir, passageQueries[i], 16)));
     }
   for (const o of opened) {
     console.log(
@@ -165,7 +165,7 @@ if (longCount > 0) {
     console.log(
       `passage search       ${percentiles(o.passage)} (${o.passage.length} queries, top 16 passages), ${o.name}`,
     );
-    o.db.close();
+    await o.db.close();
     rmSync(o.dbDir, { recursive: true, force: true });
   }
   rmSync(longDir, { recursive: true, force: true });
@@ -193,10 +193,10 @@ if (scaleCount > 0) {
   }
   const measure = async (m) => {
     const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-scale-db-'));
-    const db = m.openStore(join(dbDir, 'bench.db'));
+    const db = await m.openStore(join(dbDir, 'bench.db'));
     const [ms, cpu, , main] = await cpuTime(() => m.refreshIndex(db, scaleDir));
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
+    fileOf(db).pragma('wal_checkpoint(TRUNCATE)');
+    await db.close();
     const size = statSync(join(dbDir, 'bench.db')).size;
     rmSync(dbDir, { recursive: true, force: true });
     return { ms, cpu, main, size };
@@ -236,7 +236,7 @@ if (smallCount > 0) {
   for (const [name, dist] of builds) {
     const m = await load(dist);
     const dbDir = mkdtempSync(join(tmpdir(), 'agent-bench-walk-db-'));
-    const db = m.openStore(join(dbDir, 'bench.db'));
+    const db = await m.openStore(join(dbDir, 'bench.db'));
     await m.refreshIndex(db, smallDir);
     opened.push({ name, m, db, dbDir, walk: [], refresh: [] });
   }
@@ -250,7 +250,7 @@ if (smallCount > 0) {
       `${median(runs.map((r) => r[0])).toFixed(0)} ms (CPU ${median(runs.map((r) => r[1])).toFixed(0)} ms)`;
     console.log(`${label(`walk, ${o.name}`)}${figures(o.walk)}, ${smallCount} files`);
     console.log(`${label(`  unchanged refresh`)}${figures(o.refresh)}`);
-    o.db.close();
+    await o.db.close();
     rmSync(o.dbDir, { recursive: true, force: true });
   }
   rmSync(smallDir, { recursive: true, force: true });

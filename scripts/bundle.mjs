@@ -13,7 +13,7 @@
 // import.meta.url (package.json, content/, db/migrations/) still resolve. Very large or rarely used packages
 // stay external and load from node_modules when needed. better-sqlite3's JavaScript is bundled (a dozen
 // CommonJS files less at each start); its compiled addon stays in node_modules, given by path when a
-// database is opened (withAddon in src/store/open.ts).
+// database is opened (withAddon in src/store/sqlite/open.ts).
 import { rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';

@@ -1,5 +1,4 @@
-import { getCachedExtraction, putCachedExtraction } from '../store/cache.js';
-import type { Db } from '../store/open.js';
+import type { CacheStore } from '../store/store.js';
 import { extractionKey } from './keys.js';
 
 // The facts an extraction call gave, kept by (source, question, model, prompt version), so re-running a
@@ -8,9 +7,9 @@ import { extractionKey } from './keys.js';
 
 export interface ExtractionCache {
   /** The facts stored for this source (as the extraction prompt gives it), if any. */
-  get(source: string): string | undefined;
+  get(source: string): Promise<string | undefined>;
   /** Keeps the facts of a successful extraction. */
-  put(source: string, facts: string): void;
+  put(source: string, facts: string): Promise<void>;
 }
 
 export interface ExtractionCacheOptions {
@@ -22,21 +21,21 @@ export interface ExtractionCacheOptions {
   now?: () => number;
 }
 
-export function extractionCache(db: Db, o: ExtractionCacheOptions): ExtractionCache {
+export function extractionCache(cache: CacheStore, o: ExtractionCacheOptions): ExtractionCache {
   const key = (source: string) => extractionKey(source, o.question, o.model, o.promptVersion);
   return {
-    get(source) {
+    async get(source) {
       if (o.refresh) return undefined;
       try {
-        const facts = getCachedExtraction(db, key(source));
+        const facts = await cache.getExtraction(key(source));
         return typeof facts === 'string' && facts.trim() ? facts : undefined;
       } catch {
         return undefined;
       }
     },
-    put(source, facts) {
+    async put(source, facts) {
       try {
-        putCachedExtraction(db, key(source), facts, (o.now ?? Date.now)());
+        await cache.putExtraction(key(source), facts, (o.now ?? Date.now)());
       } catch {}
     },
   };

@@ -1,5 +1,5 @@
-import type { ExtractionKey } from '../store/cache.js';
-import { textHash } from '../store/run-texts.js';
+import type { ExtractionKey } from '../store/store.js';
+import { textHash } from '../store/texts.js';
 
 // What a cached entry is found by.
 

@@ -1,7 +1,6 @@
 import type CachePolicy from 'http-cache-semantics';
 import { EXTRACTOR_VERSION } from '../formats/version.js';
-import { deleteCachedPage, getCachedPage, putCachedPage, touchCachedPage } from '../store/cache.js';
-import type { Db } from '../store/open.js';
+import type { CacheStore } from '../store/store.js';
 import { parseAllowHosts } from '../tools/net/address-policy.js';
 import { checkUrl, type Fetched } from '../tools/net/safe-fetch.js';
 import type { Page, PageCache } from '../tools/read-url.js';
@@ -42,9 +41,9 @@ interface Hit {
 }
 
 /** The stored page, when there is a usable one: another extractor's text or a damaged row is a miss. */
-function lookup(db: Db, key: string, Policy: Policy): Hit | undefined {
+async function lookup(cache: CacheStore, key: string, Policy: Policy): Promise<Hit | undefined> {
   try {
-    const row = getCachedPage(db, key);
+    const row = await cache.getPage(key);
     if (!row || row.extractor !== EXTRACTOR_VERSION) return undefined;
     const kind = row.kind as Page['kind'];
     if (!KINDS.includes(kind)) return undefined;
@@ -82,13 +81,13 @@ function mustAsk(policy: CachePolicy): boolean {
 }
 
 /** Best effort: the page was read either way. */
-function quietly(write: () => void): void {
+async function quietly(write: () => Promise<void>): Promise<void> {
   try {
-    write();
+    await write();
   } catch {}
 }
 
-export function pageCache(db: Db, o: PageCacheOptions): PageCache {
+export function pageCache(cache: CacheStore, o: PageCacheOptions): PageCache {
   const now = o.now ?? Date.now;
   const allow = parseAllowHosts(o.env?.AGENT_ALLOW_HOSTS);
   return {
@@ -103,14 +102,14 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
       const readAndStore = async (fetched: Fetched): Promise<Page> => {
         const fetchedAt = now();
         const page = await read(fetched);
-        quietly(() => {
+        await quietly(async () => {
           const policy = new Policy(request, { status: fetched.status, headers: fetched.headers });
           // A cut body or a PDF read only in part is not the page; no-store and private are the server's no.
           if (fetched.status !== 200 || fetched.truncated || page.note || !policy.storable()) {
-            deleteCachedPage(db, key);
+            await cache.deletePage(key);
             return;
           }
-          putCachedPage(db, {
+          await cache.putPage({
             url: key,
             finalUrl: page.url,
             fetchedAt,
@@ -126,7 +125,7 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
         return page;
       };
 
-      const hit = o.refresh ? undefined : lookup(db, key, Policy);
+      const hit = o.refresh ? undefined : await lookup(cache, key, Policy);
       if (!hit) return readAndStore(await fetch());
       let alwaysAsk = false;
       let conditional: Record<string, string> = {};
@@ -154,8 +153,8 @@ export function pageCache(db: Db, o: PageCacheOptions): PageCache {
         });
         if (!modified) {
           const confirmed = now();
-          quietly(() =>
-            touchCachedPage(db, key, {
+          await quietly(() =>
+            cache.touchPage(key, {
               fetchedAt: confirmed,
               ...validators(policy),
               policy: policy.toObject(),

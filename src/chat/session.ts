@@ -2,23 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js';
 import type { Price } from '../providers/prices.js';
 import { StoreError } from '../store/errors.js';
-import { recordCall } from '../store/ledger.js';
-import type { Db } from '../store/open.js';
-import { saveExchange } from '../store/sessions.js';
+import type { Store } from '../store/store.js';
 import { emptyUsage, type Message } from '../types.js';
 import { trimHistory } from './history.js';
 
 export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
-  db: Db;
+  store: Store;
   userPrices?: Record<string, Price>;
   /** Older exchanges are dropped beyond this many characters of history (about 4 characters a token). */
   maxHistoryChars?: number;
   /**
    * A saved session to continue: its id, the ledger run it bills under, and its history already made
    * fit for this provider and model (see adaptHistory). Without it, a new session is saved with the
-   * first completed exchange.
+   * first completed exchange; without the id and run (another person's session, read-only), so is one
+   * that starts from that history.
    */
-  resume?: { id: number; runId: string; history: readonly Message[] };
+  resume?: { id?: number; runId?: string; history: readonly Message[] };
 }
 
 /** About 100,000 tokens: room for the answer within every supported model's context. */
@@ -60,7 +59,7 @@ export class ChatSession {
     text: string,
     extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {},
   ): Promise<TurnResult> {
-    const { db, userPrices, maxHistoryChars, resume: _resume, ...turn } = this.options;
+    const { store, userPrices, maxHistoryChars, resume: _resume, ...turn } = this.options;
     const trimmed = trimHistory(this.messages, (maxHistoryChars ?? DEFAULT_HISTORY_CHARS) - text.length);
     if (trimmed.dropped > 0) {
       extra.onEvent?.({
@@ -71,27 +70,36 @@ export class ChatSession {
     }
     this.tell(extra.onEvent);
     const runId = this.run;
-    const result = await runTurn(this.messages, text, {
-      ...turn,
-      ...extra,
-      onModelCall: (m) =>
-        this.saving(extra.onEvent, () =>
-          recordCall(
-            db,
-            {
-              command: 'chat',
-              runId,
-              step: 'chat',
-              provider: m.provider,
-              model: m.model,
-              usage: m.usage,
-              cancelled: m.stopReason === 'aborted',
-            },
-            userPrices,
-          ),
-        ),
-    });
-    this.complete(result.messages, extra.onEvent);
+    // Each call's ledger row is written as the call ends; the turn ends when they are all written.
+    const recorded: Promise<unknown>[] = [];
+    let result: TurnResult;
+    try {
+      result = await runTurn(this.messages, text, {
+        ...turn,
+        ...extra,
+        onModelCall: (m) => {
+          recorded.push(
+            this.saving(extra.onEvent, () =>
+              store.ledger.record(
+                {
+                  command: 'chat',
+                  runId,
+                  step: 'chat',
+                  provider: m.provider,
+                  model: m.model,
+                  usage: m.usage,
+                  cancelled: m.stopReason === 'aborted',
+                },
+                userPrices,
+              ),
+            ),
+          );
+        },
+      });
+    } finally {
+      await Promise.all(recorded);
+    }
+    await this.complete(result.messages, extra.onEvent);
     return result;
   }
 
@@ -115,10 +123,10 @@ export class ChatSession {
    * A write that fails for the storage (full disk, read-only or damaged database) stops the saving, said
    * once, and the conversation goes on in memory; a session saved only in part would be misleading.
    */
-  private saving<T>(onEvent: TurnOptions['onEvent'], write: () => T): T | undefined {
+  private async saving<T>(onEvent: TurnOptions['onEvent'], write: () => Promise<T>): Promise<T | undefined> {
     if (this.unsaved) return undefined;
     try {
-      return write();
+      return await write();
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       this.unsaved = error;
@@ -128,8 +136,8 @@ export class ChatSession {
   }
 
   /** Adds a finished exchange that happened outside the loop (a /research answer). */
-  remember(question: string, answer: string, onEvent?: TurnOptions['onEvent']): void {
-    this.complete(
+  remember(question: string, answer: string, onEvent?: TurnOptions['onEvent']): Promise<void> {
+    return this.complete(
       [
         { role: 'user', content: question },
         {
@@ -158,10 +166,10 @@ export class ChatSession {
    * The exchange joins the history even when saving it fails (the user has seen the answer, and the
    * model should too). A failure of the storage stops the saving (see `saving`); any other is thrown.
    */
-  private complete(exchange: Message[], onEvent?: TurnOptions['onEvent']): void {
+  private async complete(exchange: Message[], onEvent?: TurnOptions['onEvent']): Promise<void> {
     this.messages = [...this.messages, ...exchange];
-    const id = this.saving(onEvent, () =>
-      saveExchange(this.options.db, this.sessionId, this.run, {
+    const id = await this.saving(onEvent, () =>
+      this.options.store.sessions.saveExchange(this.sessionId, this.run, {
         provider: this.options.provider.name,
         model: this.options.model,
         messages: exchange,

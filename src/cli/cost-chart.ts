@@ -1,7 +1,7 @@
-import type { CostRow } from '../store/ledger.js';
+import type { CostRow } from '../store/store.js';
 import { formatCost, type Style } from './style.js';
 
-// `agent cost --by day|model` on a terminal: a bar per row, its length in proportion to the dollars.
+// `agent cost --by day|model|user` on a terminal: a bar per row, its length in proportion to the dollars.
 
 /** Eighths of a cell, so that bars differ by less than a whole character. */
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -31,11 +31,11 @@ function everyDay(rows: CostRow[]): CostRow[] {
 
 /**
  * The chart: one line per row, label, bar and dollar figure; `columns` is the terminal's width. Days run
- * in order with the empty ones shown; models come as the report orders them (dearest first).
+ * in order with the empty ones shown; models and people come as the report orders them (dearest first).
  */
 export function costChart(
   rows: CostRow[],
-  by: 'day' | 'model',
+  by: 'day' | 'model' | 'user',
   columns: number,
   s: Pick<Style, 'cyan' | 'dim'>,
 ): string {

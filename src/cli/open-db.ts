@@ -1,9 +1,13 @@
-import { type Db, openStore, pathOf } from '../store/open.js';
+import { type OpenOptions, openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import { rememberDatabase } from './store-failure.js';
 
-/** The database for a command: store/ never prints, so its notices (permissions tightened) go to stderr here. */
-export function openDb(path?: string): Db {
-  const db = openStore(path, { onNotice: (m) => process.stderr.write(`agent: ${m}\n`) });
-  rememberDatabase(pathOf(db));
-  return db;
+/** The store for a command: store/ never prints, so its notices (permissions tightened) go to stderr here. */
+export async function openDb(target?: string, options: Pick<OpenOptions, 'migrate'> = {}): Promise<Store> {
+  const store = await openStore(target, {
+    ...options,
+    onNotice: (m) => process.stderr.write(`agent: ${m}\n`),
+  });
+  rememberDatabase(store.location);
+  return store;
 }

@@ -27,7 +27,11 @@ export function buildProgram(): Command {
       'A research assistant for the shell: a tool-using chat and cited research over your documents and the web.',
     )
     .version(pkg.version, '-v, --version')
-    .option('--db <path>', 'database file (default: $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)', nonEmpty)
+    .option(
+      '--db <path>',
+      'database: an SQLite file or a postgres:// URL (default: $AGENT_DATABASE_URL, else $AGENT_DB, else $XDG_DATA_HOME/agent/agent.db)',
+      nonEmpty,
+    )
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
     .exitOverride();

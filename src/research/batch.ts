@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, errorMessage } from '../errors.js';
-import { runsOfQuestion, type SavedRun } from '../store/research-runs.js';
+import type { SavedRun } from '../store/store.js';
 import { type BatchEntry, type BatchOverrides, type BatchQuestion, isLineError } from './batch-file.js';
 import { limiter } from './model-call.js';
 import { DEFAULT_CONCURRENCY } from './model-chain.js';
@@ -60,15 +60,15 @@ const canonical = (value: unknown): string =>
   );
 
 /** The newest saved run of this question with these settings, mode and verification, if there is one. */
-function answeredBefore(
+async function answeredBefore(
   base: BatchOptions['base'],
   q: BatchQuestion,
   settings: ResearchSettings,
   verify: boolean,
-): SavedRun | undefined {
+): Promise<SavedRun | undefined> {
   const mode = base.models ? 'model' : 'extractive';
   const wanted = canonical(settings);
-  return runsOfQuestion(base.db, q.question, mode).find(
+  return (await base.store.runs.ofQuestion(q.question, mode)).find(
     (run) => canonical(run.result.settings) === wanted && (run.result.verification !== undefined) === verify,
   );
 }
@@ -98,7 +98,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
     }
     const overrides = entry.options;
     const settings = settingsOf({ ...base, ...overrides });
-    const run = answeredBefore(base, entry, settings, Boolean(overrides.verify ?? base.verify));
+    const run = await answeredBefore(base, entry, settings, Boolean(overrides.verify ?? base.verify));
     if (run) report({ status: 'skipped', line: entry.line, run });
     else todo.push({ q: entry, overrides });
   }

@@ -5,7 +5,8 @@ import { ConfigError } from '../errors.js';
 import { fileError } from './documents/walk.js';
 
 // Local documents: every supported file under the content folder (Markdown, text, HTML, DOCX, PDF),
-// indexed in SQLite FTS5 as whole documents and as passages. The parts live in documents/.
+// indexed in the store (SQLite or PostgreSQL full-text search) as whole documents and as passages. The
+// parts live in documents/.
 
 export { PASSAGE_CHARS, type Passage, splitPassages } from './documents/passages.js';
 export { EXTENSIONS, MAX_FILE_BYTES, readDocumentFile, titleOf } from './documents/read.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import { getDocument, type PassageHit, queryTerms, searchPassages } from './documents.js';
 import { askedBand, type Band, bands, holds, quantities } from './extractive/numbers.js';
 import { quoteUnits, type Unit } from './extractive/units.js';
@@ -47,22 +47,22 @@ function contextWeights(unit: Unit): Map<string, number> {
   return weights;
 }
 
-export function extractiveAnswer(
-  db: Db,
+export async function extractiveAnswer(
+  store: Store,
   root: string,
   question: string,
   options: { documents?: number; passages?: number; sentences?: number } = {},
-): ExtractiveAnswer {
+): Promise<ExtractiveAnswer> {
   // The best passages, from at most `documents` documents, numbered by the rank of their document's best.
   const hits: PassageHit[] = [];
   const ranges = new Map<number, [number, number][]>();
   const bodies: string[] = [];
-  for (const passage of searchPassages(db, root, question, options.passages ?? 16)) {
+  for (const passage of await searchPassages(store, root, question, options.passages ?? 16)) {
     let doc = hits.findIndex((h) => h.slug === passage.slug);
     if (doc < 0) {
       if (hits.length >= (options.documents ?? 4)) continue;
       doc = hits.push(passage) - 1;
-      bodies[doc] = getDocument(db, root, passage.slug)?.body ?? passage.text;
+      bodies[doc] = (await getDocument(store, root, passage.slug))?.body ?? passage.text;
     }
     const start = bodies[doc]!.indexOf(passage.text);
     if (start >= 0) ranges.set(doc, [...(ranges.get(doc) ?? []), [start, start + passage.text.length]]);

@@ -37,7 +37,7 @@ export async function followUp(
   const unread = st.all.filter((d) => !st.seen.has(`doc:${d.slug}`));
   const shown =
     unread.length > PLAN_LIST_LIMIT
-      ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT * 2)
+      ? (await searchDocuments(o.store, o.contentDir, o.question, PLAN_LIST_LIMIT * 2))
           .filter((d) => !st.seen.has(`doc:${d.slug}`))
           .slice(0, PLAN_LIST_LIMIT)
       : unread;
@@ -79,6 +79,7 @@ export async function followUp(
 }
 
 /** A plan that chose nothing still gets the best full-text matches, rather than an answer from nothing. */
-export function fallbackPlan(o: ResearchOptions): Plan {
-  return { documents: searchDocuments(o.db, o.contentDir, o.question, 2).map((h) => h.slug), searches: [] };
+export async function fallbackPlan(o: ResearchOptions): Promise<Plan> {
+  const hits = await searchDocuments(o.store, o.contentDir, o.question, 2);
+  return { documents: hits.map((h) => h.slug), searches: [] };
 }

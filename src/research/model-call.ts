@@ -1,5 +1,4 @@
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
-import { recordCall } from '../store/ledger.js';
 import {
   type AssistantMessage,
   addUsage,
@@ -41,9 +40,8 @@ export function modelCaller(
   emit: Emit,
   budget?: Budget,
 ) {
-  const record = (step: string, reply: AssistantMessage, cancelled = false): number | null => {
-    const costUsd = recordCall(
-      o.db,
+  const record = async (step: string, reply: AssistantMessage, cancelled = false): Promise<number | null> => {
+    const costUsd = await o.store.ledger.record(
       {
         command: 'research',
         runId,
@@ -93,7 +91,7 @@ export function modelCaller(
       const partial = error instanceof AbortedError ? error.partial : undefined;
       let cost: number | null = 0;
       try {
-        if (partial) cost = record(step, partial, true);
+        if (partial) cost = await record(step, partial, true);
       } finally {
         ticket?.settle(cost);
       }
@@ -104,7 +102,7 @@ export function modelCaller(
     const text = reply.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
     let costUsd: number | null = null;
     try {
-      costUsd = record(step, reply);
+      costUsd = await record(step, reply);
     } finally {
       ticket?.settle(costUsd, text.length);
     }

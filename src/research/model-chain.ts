@@ -40,7 +40,7 @@ type ChainResult = Pick<
 > & { ahead?: ReadAhead };
 
 /** What every chain starts from: the run's model caller and ledger, and the documents it may read. */
-function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: ResearchSettings) {
+async function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: ResearchSettings) {
   const runId = o.runId ?? randomUUID();
   const ledger = new RunLedger();
   // Under --max-cost every call is checked first, always keeping room for the write step.
@@ -51,12 +51,12 @@ function chainStart(o: ResearchOptions, m: ModelSetup, emit: Emit, settings: Res
   // The search backend, its endpoint and key, read from the environment once for the whole run.
   const search = resolveSearch(o.env);
   const webAvailable = search !== undefined;
-  const all = listDocuments(o.db, o.contentDir);
+  const all = await listDocuments(o.store, o.contentDir);
   const known = new Set(all.map((d) => d.slug));
   return { ledger, call, search, webAvailable, all, known, budget };
 }
 
-type ChainStart = ReturnType<typeof chainStart>;
+type ChainStart = Awaited<ReturnType<typeof chainStart>>;
 
 /**
  * The plan the run follows: the one given (--plan-file; its documents checked before anything is spent)
@@ -81,7 +81,9 @@ async function choosePlan(
     if (webAvailable) preloadWebModules();
     emit({ type: 'step', name: 'plan' });
     const shown: DocumentInfo[] =
-      all.length > PLAN_LIST_LIMIT ? searchDocuments(o.db, o.contentDir, o.question, PLAN_LIST_LIMIT) : all;
+      all.length > PLAN_LIST_LIMIT
+        ? await searchDocuments(o.store, o.contentDir, o.question, PLAN_LIST_LIMIT)
+        : all;
     const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
     const planned = await makePlan(
       async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
@@ -99,7 +101,7 @@ async function choosePlan(
         message: `The plan named unknown documents, ignored: ${planned.dropped.join(', ')}`,
       });
     plan = planned.plan;
-    if (!plan.documents.length && !plan.searches.length) plan = fallbackPlan(o);
+    if (!plan.documents.length && !plan.searches.length) plan = await fallbackPlan(o);
   }
   if (o.review) {
     const reviewed = await o.review(planView(plan, all), all);
@@ -121,7 +123,7 @@ export async function planChain(
   settings: ResearchSettings,
   emit: Emit,
 ): Promise<{ plan: PlanView; usage: RunUsage }> {
-  const start = chainStart(o, m, emit, settings);
+  const start = await chainStart(o, m, emit, settings);
   const plan = await choosePlan(o, m, settings, emit, start);
   return { plan: planView(plan, start.all), usage: start.ledger.totals() };
 }
@@ -133,10 +135,10 @@ export async function modelChain(
   settings: ResearchSettings,
   emit: Emit,
 ): Promise<ChainResult> {
-  const start = chainStart(o, m, emit, settings);
+  const start = await chainStart(o, m, emit, settings);
   const { ledger, call, search, webAvailable, all, known, budget } = start;
   let plan = await choosePlan(o, m, settings, emit, start);
-  o.progress?.onPlan(1, plan);
+  await o.progress?.onPlan(1, plan);
 
   const sources: Source[] = [];
   const reports: SourceReport[] = [];
@@ -151,8 +153,8 @@ export async function modelChain(
   let rounds = 0;
   // Nothing paid for twice: pages read and facts extracted before are reused (src/cache/).
   const maxAgeMs = o.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-  const pages = pageCache(o.db, { maxAgeMs, refresh: o.refresh, env: o.env });
-  const extracted = extractionCache(o.db, {
+  const pages = pageCache(o.store.cache, { maxAgeMs, refresh: o.refresh, env: o.env });
+  const extracted = extractionCache(o.store.cache, {
     question: o.question,
     model: m.largeModel,
     promptVersion: PROMPT_VERSION,
@@ -164,7 +166,7 @@ export async function modelChain(
     emit({ type: 'step', name: 'sources', round });
     const extractions: Promise<void>[] = [];
     const collected = await collectRound(what, {
-      db: o.db,
+      store: o.store,
       root: o.contentDir,
       env: o.env,
       search,
@@ -182,8 +184,8 @@ export async function modelChain(
         emit({ type: 'source', report });
       },
       pages,
-      onSource: (source, key) => {
-        o.progress?.onSource(key, source);
+      onSource: async (source, key) => {
+        await o.progress?.onSource(key, source);
         // Extracted by an earlier attempt of a resumed run: not paid for again.
         const before = o.prior?.facts(key);
         if (before !== undefined) {
@@ -192,12 +194,12 @@ export async function modelChain(
           return;
         }
         const block = extractSource(source);
-        const cached = extracted.get(block);
+        const cached = await extracted.get(block);
         if (cached !== undefined) {
           source.cached = true;
           facts.set(source, cached);
           budget?.noted(cached.length);
-          o.progress?.onFacts(key, cached);
+          await o.progress?.onFacts(key, cached);
           return;
         }
         const extraction = extractSlots(async () => {
@@ -206,9 +208,9 @@ export async function modelChain(
               { role: 'user', content: extractPrompt(o.question, source) },
             ]);
             facts.set(source, text.trim() || NO_FACTS);
-            o.progress?.onFacts(key, facts.get(source)!);
+            await o.progress?.onFacts(key, facts.get(source)!);
             // Only a whole answer is kept: not an empty one, not one cut at the output limit.
-            if (text.trim() && stopReason !== 'length') extracted.put(block, text.trim());
+            if (text.trim() && stopReason !== 'length') await extracted.put(block, text.trim());
           } catch (error) {
             if (error instanceof AbortedError) throw error;
             if (error instanceof CapReached) unread.add(source);
@@ -252,7 +254,7 @@ export async function modelChain(
     const collected = await collectAndExtract(round, plan);
     if (round === 1 && collected.length === 0) {
       // Nothing the plan chose could be read (every search failed, say): the best local matches, if any.
-      const fallback = fallbackPlan(o);
+      const fallback = await fallbackPlan(o);
       if (fallback.documents.length) {
         emit({
           type: 'notice',
@@ -288,7 +290,7 @@ export async function modelChain(
         return undefined;
       }));
     if (!next) break;
-    o.progress?.onPlan(round + 1, next);
+    await o.progress?.onPlan(round + 1, next);
     if (next.gaps.length) emit({ type: 'notice', message: `Gaps: ${next.gaps.join('; ')}` });
     const fresh: Plan = {
       documents: next.documents.filter((d) => !seen.has(`doc:${d}`)),

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, errorMessage, UsageError } from '../errors.js';
-import type { Db } from '../store/open.js';
-import { saveRun } from '../store/research-runs.js';
+import type { Store } from '../store/store.js';
 import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
@@ -56,11 +55,11 @@ export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
 
 /** Brings the document index up to date, saying what could not be read. */
 export async function indexStep(
-  o: Pick<ResearchOptions, 'db' | 'contentDir' | 'signal'>,
+  o: Pick<ResearchOptions, 'store' | 'contentDir' | 'signal'>,
   emit: (e: ResearchEvent) => void,
 ): Promise<void> {
   emit({ type: 'step', name: 'index' });
-  const stats = await refreshIndex(o.db, o.contentDir, {
+  const stats = await refreshIndex(o.store, o.contentDir, {
     signal: o.signal,
     onNotice: (message) => emit({ type: 'notice', message }),
   });
@@ -92,19 +91,19 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   };
   const settings = settingsOf(o);
   // A model run is recorded as it goes, so that it can be resumed if it ends without an answer.
-  const recording = o.models && recordingFor(o, o.models, settings, emit);
+  const recording = o.models && (await recordingFor(o, o.models, settings, emit));
   try {
     const result = await research(o, settings, emit, recording);
     result.timings = clock.finish();
     // An extractive run that matched nothing has no answer to keep.
     if (o.save !== false && (result.mode === 'model' || result.sources.length > 0))
-      save(o.db, result, emit, recording?.id());
+      await save(o.store, result, emit, recording?.id());
     return result;
   } catch (error) {
     const id = recording?.id();
     throw id === undefined ? error : new InterruptedRun(id, error);
   } finally {
-    recording?.end();
+    await recording?.end();
   }
 }
 
@@ -125,13 +124,13 @@ export class InterruptedRun extends AgentError {
   }
 }
 
-function recordingFor(
+async function recordingFor(
   o: ResearchOptions,
   models: ModelSetup,
   settings: ResearchSettings,
   emit: (e: ResearchEvent) => void,
-): Recording | undefined {
-  if (o.resume !== undefined) return resumeRecording(o.db, o.resume, emit);
+): Promise<Recording | undefined> {
+  if (o.resume !== undefined) return resumeRecording(o.store, o.resume, emit);
   if (!o.resumable || o.save === false) return undefined;
   // One id for every model call of the run, the verification's included, so the ledger groups them.
   return startRecording(o, models, settings, o.runId ?? randomUUID(), new Date().toISOString(), emit);
@@ -164,7 +163,7 @@ async function research(
         settings,
         emit,
       )
-    : { ...extractiveChain(o, emit), rounds: 1, truncated: false };
+    : { ...(await extractiveChain(o, emit)), rounds: 1, truncated: false };
   const result: ResearchResult = {
     question: o.question,
     ...base,
@@ -199,9 +198,14 @@ async function research(
  * Keeps a run that answered (completing its unfinished row, when it has one); a failure to keep it is a
  * notice, since the answer is already shown.
  */
-function save(db: Db, result: ResearchResult, emit: (e: ResearchEvent) => void, id?: number): void {
+async function save(
+  store: Store,
+  result: ResearchResult,
+  emit: (e: ResearchEvent) => void,
+  id?: number,
+): Promise<void> {
   try {
-    result.id = saveRun(db, {
+    result.id = await store.runs.save({
       id,
       question: result.question,
       mode: result.mode,
@@ -217,16 +221,16 @@ function save(db: Db, result: ResearchResult, emit: (e: ResearchEvent) => void, 
   }
 }
 
-function extractiveChain(
+async function extractiveChain(
   o: ResearchOptions,
   emit: (e: ResearchEvent) => void,
-): Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'> {
+): Promise<Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'>> {
   emit({ type: 'step', name: 'search' });
-  const { answer, sources } = extractiveAnswer(o.db, o.contentDir, o.question);
+  const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question);
   emit({ type: 'step', name: 'select' });
   // The quoted sentences come from the whole documents: that is the text the grounding check holds them to.
   for (const s of sources)
-    if (!s.text && s.slug) s.text = getDocument(o.db, o.contentDir, s.slug)?.body ?? '';
+    if (!s.text && s.slug) s.text = (await getDocument(o.store, o.contentDir, s.slug))?.body ?? '';
   return {
     mode: 'extractive',
     answer: answer || 'No passage in the local documents matches this question.',

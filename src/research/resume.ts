@@ -1,20 +1,6 @@
 import { AgentError, errorMessage, UsageError } from '../errors.js';
-import { newHolder } from '../store/holder.js';
-import { runTotals } from '../store/ledger.js';
-import type { Db } from '../store/open.js';
-import {
-  claimRun,
-  loadProgress,
-  RUN_STALE_MS,
-  type RunProgress,
-  recordFacts,
-  recordPlan,
-  recordSearch,
-  recordSource,
-  releaseRun,
-  renewRun,
-  startRun,
-} from '../store/run-progress.js';
+import { newHolder, RUN_STALE_MS } from '../store/holder.js';
+import type { RunProgress, Store } from '../store/store.js';
 import type { SearchResult } from '../tools/search/result.js';
 import type { Source } from './sources.js';
 import type {
@@ -28,7 +14,7 @@ import type {
 } from './types.js';
 
 // Resumable research runs. A model run is kept, unfinished, from the moment its plan is made, and records
-// each search, each source read and each extraction as it is done (src/store/run-progress.ts). A run that
+// each search, each source read and each extraction as it is done (the store's ProgressStore). A run that
 // ends without an answer (Ctrl-C, a crash, kill -9, a failed API) can then be continued: the recorded
 // plans, searches, sources and facts are taken as they were, and only the rest is done and paid for.
 
@@ -50,10 +36,10 @@ const HEARTBEAT_MS = RUN_STALE_MS / 6;
 const HOW_TO_LIST = '`agent reports` lists the runs with their numbers.';
 
 /** A run's recorded options, for `--resume`: a usage error when there is no unfinished run by that number. */
-export function recordedRun(db: Db, id: number): RecordedOptions {
-  const progress = loadProgress(db, id);
+export async function recordedRun(store: Store, id: number): Promise<RecordedOptions> {
+  const progress = await store.progress.load(id);
   if (progress) return progress.options as unknown as RecordedOptions;
-  const exists = db.prepare('SELECT 1 FROM research_runs WHERE id = ?').get(id);
+  const exists = await store.runs.get(id);
   throw notResumable(id, exists ? 'done' : 'missing');
 }
 
@@ -76,7 +62,7 @@ export interface Recording {
   /** The run's number, once it is kept (when its plan is made). */
   id(): number | undefined;
   /** Stops the heartbeat; a run that did not answer is let go, so that it can be resumed at once. */
-  end(): void;
+  end(): Promise<void>;
 }
 
 /** Records a new run's progress, keeping it from the moment its plan is made. */
@@ -98,8 +84,8 @@ export function startRecording(
     verify: Boolean(o.verify),
   };
   const holder = newHolder();
-  return recording(o.db, holder, emit, { ledgerId, createdAt }, undefined, (plan) =>
-    startRun(o.db, {
+  return recording(o.store, holder, emit, { ledgerId, createdAt }, undefined, (plan) =>
+    o.store.progress.start({
       question: o.question,
       createdAt: Date.parse(createdAt),
       ledgerId,
@@ -114,9 +100,13 @@ export function startRecording(
  * Takes an unfinished run over to continue it: refused when it is finished or gone (exit 2), or while
  * another live process is continuing it (exit 1).
  */
-export function resumeRecording(db: Db, id: number, emit: (e: ResearchEvent) => void): Recording {
+export async function resumeRecording(
+  store: Store,
+  id: number,
+  emit: (e: ResearchEvent) => void,
+): Promise<Recording> {
   const holder = newHolder();
-  const claim = claimRun(db, id, holder);
+  const claim = await store.progress.claim(id, holder);
   if (claim.outcome === 'missing' || claim.outcome === 'done') throw notResumable(id, claim.outcome);
   if (claim.outcome === 'busy') {
     const [host, pid] = claim.holder.split(':');
@@ -131,16 +121,10 @@ export function resumeRecording(db: Db, id: number, emit: (e: ResearchEvent) => 
     type: 'notice',
     message: `Resuming run #${id}: ${read} source(s) read and ${extracted} extraction(s) made before are reused.`,
   });
-  const started = db.prepare('SELECT created_at FROM research_runs WHERE id = ?').pluck().get(id) as number;
-  const rec = recording(
-    db,
-    holder,
-    emit,
-    { ledgerId: progress.ledgerId, createdAt: new Date(started).toISOString() },
-    id,
-  );
+  const started = (await store.runs.get(id))?.createdAt ?? new Date().toISOString();
+  const rec = recording(store, holder, emit, { ledgerId: progress.ledgerId, createdAt: started }, id);
   rec.prior = priorWork(progress);
-  rec.spent = spentBy(db, progress.ledgerId);
+  rec.spent = spentBy(await store.ledger.runTotals(progress.ledgerId));
   return rec;
 }
 
@@ -150,12 +134,12 @@ export function resumeRecording(db: Db, id: number, emit: (e: ResearchEvent) => 
  * recording stops: what was recorded before it can still be resumed.
  */
 function recording(
-  db: Db,
+  store: Store,
   holder: string,
   emit: (e: ResearchEvent) => void,
   run: { ledgerId: string; createdAt: string },
   kept: number | undefined,
-  keep: (plan: object) => number = () => kept!,
+  keep: (plan: object) => Promise<number> = async () => kept!,
 ): Recording {
   let id = kept;
   let broken = false;
@@ -163,19 +147,16 @@ function recording(
   // While the run is at work, its row says so: `--resume` in another process waits for it to end.
   const beat = () => {
     timer = setInterval(() => {
-      try {
-        renewRun(db, id!, holder);
-      } catch {
-        // A missed heartbeat matters only after several: the next one may well succeed.
-      }
+      // A missed heartbeat matters only after several: the next one may well succeed.
+      store.progress.renew(id!, holder).catch(() => {});
     }, HEARTBEAT_MS);
     timer.unref();
   };
   if (id !== undefined) beat();
-  const attempt = (work: () => void) => {
+  const attempt = async (work: () => Promise<unknown>) => {
     if (broken) return;
     try {
-      work();
+      await work();
     } catch (error) {
       broken = true;
       emit({
@@ -184,36 +165,34 @@ function recording(
       });
     }
   };
-  const withId = (work: (id: number) => void) => attempt(() => id !== undefined && work(id));
+  const withId = (work: (id: number) => Promise<unknown>) =>
+    attempt(async () => id !== undefined && (await work(id)));
   const hooks: ProgressHooks = {
     onPlan: (round, plan) =>
-      attempt(() => {
-        if (id !== undefined) recordPlan(db, id, round, plan);
+      attempt(async () => {
+        if (id !== undefined) await store.progress.recordPlan(id, round, plan);
         else {
-          id = keep(plan);
+          id = await keep(plan);
           beat();
         }
       }),
-    onSearch: (query, results) => withId((n) => recordSearch(db, n, query, results)),
+    onSearch: (query, results) => withId((n) => store.progress.recordSearch(n, query, results)),
     onSource: (key, source) =>
       withId((n) => {
         const { text, n: _number, ...described } = source;
-        recordSource(db, n, key, described, text);
+        return store.progress.recordSource(n, key, described, text);
       }),
-    onFacts: (key, facts) => withId((n) => recordFacts(db, n, key, facts)),
+    onFacts: (key, facts) => withId((n) => store.progress.recordFacts(n, key, facts)),
   };
   return {
     hooks,
     ...run,
     id: () => id,
-    end() {
+    async end() {
       clearInterval(timer);
       if (id === undefined) return;
-      try {
-        releaseRun(db, id, holder);
-      } catch {
-        // Then another process takes it over once the heartbeat is stale.
-      }
+      // Failing, another process takes it over once the heartbeat is stale.
+      await store.progress.release(id, holder).catch(() => {});
     },
   };
 }
@@ -237,8 +216,7 @@ function priorWork(progress: RunProgress): PriorWork {
 }
 
 /** What a run's calls have cost so far, from the ledger; dollars unknown (null) once a call had no price. */
-function spentBy(db: Db, ledgerId: string): RunUsage {
-  const t = runTotals(db, ledgerId);
+function spentBy(t: Awaited<ReturnType<Store['ledger']['runTotals']>>): RunUsage {
   return {
     calls: t.calls,
     inputTokens: t.inputTokens,

@@ -1,5 +1,5 @@
 import { AbortedError, errorMessage } from '../errors.js';
-import type { Db } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import { pdfBudgetMs } from '../tools/pdf-budget.js';
 import type { PageCache } from '../tools/read-url.js';
 import type { SearchConfig } from '../tools/search/config.js';
@@ -55,7 +55,7 @@ export const MAX_SOURCE_CHARS = 24_000;
 const SPARE_RESULTS = 3;
 
 export interface RoundOptions {
-  db: Db;
+  store: Store;
   root: string;
   env: NodeJS.ProcessEnv;
   /** The run's search backend (resolved once per run); undefined when none is configured. */
@@ -76,14 +76,15 @@ export interface RoundOptions {
   onReport?: (report: SourceReport) => void;
   /**
    * Called the moment a source's text is in hand, before numbering, so extraction can start at once; it
-   * marks the source `cached` (synchronously) when its facts are already known. `key` names it across
-   * attempts of the run: `doc:<slug>`, or the search result's normalised URL.
+   * marks the source `cached` (before it settles) when its facts are already known, and does not wait
+   * for an extraction it starts. `key` names it across attempts of the run: `doc:<slug>`, or the search
+   * result's normalised URL.
    */
-  onSource?: (source: Source, key: string) => void;
+  onSource?: (source: Source, key: string) => Promise<void>;
   /** Pages read before (--max-age, --refresh). */
   pages?: PageCache;
-  /** A search's results (inside the filters), as they arrive. */
-  onSearch?: (query: string, results: SearchResult[]) => void;
+  /** A search's results (inside the filters), as they arrive; recorded before they are read. */
+  onSearch?: (query: string, results: SearchResult[]) => Promise<void>;
   /** A resumed run's searches and sources: taken as they were, never searched or read again. */
   prior?: PriorReads;
 }
@@ -99,10 +100,10 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   const slots: (Source | undefined)[] = [];
   let room = o.room;
   const report = (r: SourceReport) => o.onReport?.(r);
-  const collected = (s: Omit<Source, 'n'>, key: string): Source => {
+  const collected = async (s: Omit<Source, 'n'>, key: string): Promise<Source> => {
     // Every text here is within MAX_SOURCE_CHARS already: documents and pages through their budget.
     const source: Source = { ...s, n: 0 };
-    o.onSource?.(source, key);
+    await o.onSource?.(source, key);
     return source;
   };
 
@@ -113,7 +114,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     plan.searches.length > 0 && room - docsToRead > 0 && canSearch(plan.searches, o)
       ? sendSearches(plan.searches, o)
       : undefined;
-  // Reading documents is synchronous: give the searches (and, after each document, its extraction
+  // Reading documents is mostly local work: give the searches (and, after each document, its extraction
   // request) a turn of the event loop to go out first.
   if (searchesUnderWay) await nextTurn();
   for (const slug of plan.documents) {
@@ -126,7 +127,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     // One read of the document (its text, whole or the matching passages, title and path), unless an
     // earlier attempt of the run read it already.
     const before = o.prior?.source(key);
-    const read = before ?? documentRead(o, slug);
+    const read = before ?? (await documentRead(o, slug));
     if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;
@@ -134,7 +135,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     o.seen.add(key);
     room--;
     // Documents come first in plan order, so their numbers are known now.
-    const s = collected(read, key);
+    const s = await collected(read, key);
     s.n = o.base + slots.length + 1;
     slots.push(s);
     report({
@@ -166,8 +167,8 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   return sources;
 }
 
-function documentRead(o: RoundOptions, slug: string): Omit<Source, 'n'> | undefined {
-  const read = documentSource(o.db, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+async function documentRead(o: RoundOptions, slug: string): Promise<Omit<Source, 'n'> | undefined> {
+  const read = await documentSource(o.store, o.root, slug, o.queries, MAX_SOURCE_CHARS);
   if (!read) return undefined;
   const status = read.excerpted ? 'excerpts' : 'read';
   return { kind: 'document', title: read.title, location: read.path, slug, text: read.text, status };
@@ -177,7 +178,7 @@ interface WebState {
   room: number;
   slots: (Source | undefined)[];
   report: (r: SourceReport) => void;
-  collected: (s: Omit<Source, 'n'>, key: string) => Source;
+  collected: (s: Omit<Source, 'n'>, key: string) => Promise<Source>;
   /** How long a PDF read by URL may take (AGENT_PDF_BUDGET_MS), resolved once for the round. */
   pdfBudgetMs: number;
 }
@@ -204,7 +205,7 @@ function sendSearches(searches: string[], o: RoundOptions): Promise<SearchReply>
       // canSearch: a query not recorded by an earlier attempt has a search service to go to.
       const found = await searchWeb(query, count, o.search!, o.signal, o.filters);
       const results = dropOutside(query, found, o.filters, (r) => o.onReport?.(r));
-      o.onSearch?.(query, results);
+      await o.onSearch?.(query, results);
       return { query, results };
     } catch (error) {
       if (o.signal?.aborted) throw new AbortedError();
@@ -276,7 +277,7 @@ async function readResult(
   if (reused) {
     // Read by an earlier attempt of the run (where it landed, too, counts as collected).
     o.seen.add(normalizeUrl(reused.location));
-    st.slots[slot] = st.collected(reused, key);
+    st.slots[slot] = await st.collected(reused, key);
     st.report({ label: result.url, status: reused.status, detail: READ_BEFORE });
     return;
   }
@@ -302,7 +303,7 @@ async function readResult(
     // A long page or PDF is cut to its passages that match, as a long document is.
     const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
     const status = read.excerpted ? 'excerpts' : 'read';
-    const source = st.collected(
+    const source = await st.collected(
       {
         kind: 'web',
         title,
@@ -335,7 +336,7 @@ async function readResult(
     st.report({ label: result.url, status: 'failed', detail: failure });
     return;
   }
-  const source = st.collected(
+  const source = await st.collected(
     {
       kind: 'web',
       title: result.title,

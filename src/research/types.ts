@@ -1,6 +1,5 @@
 import type { Price } from '../providers/prices.js';
-import type { CostRow } from '../store/ledger.js';
-import type { Db } from '../store/open.js';
+import type { CostRow, Store } from '../store/store.js';
 import type { WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import type { Provider, Usage } from '../types.js';
@@ -124,7 +123,7 @@ export interface ModelSetup {
 
 export interface ResearchOptions extends Partial<ResearchSettings> {
   question: string;
-  db: Db;
+  store: Store;
   contentDir: string;
   env: NodeJS.ProcessEnv;
   /** Absent: answer extractively from local documents, with no model. */
@@ -174,14 +173,18 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
 /** A round's plan as recorded: round 1 as chosen (after any review), later rounds as followed up. */
 export type RoundPlan = Plan & { gaps?: string[] };
 
-/** What a run records as it goes (see resume.ts); each hook is called the moment the step is done. */
+/**
+ * What a run records as it goes (see resume.ts); each hook is called the moment the step is done and
+ * awaited, so the step's rows are committed before the run goes on. A hook never rejects: a failed
+ * write is said once, as a notice, and recording stops.
+ */
 export interface ProgressHooks {
-  onPlan(round: number, plan: RoundPlan): void;
+  onPlan(round: number, plan: RoundPlan): Promise<void>;
   /** A web search's results, inside the web filters. */
-  onSearch(query: string, results: SearchResult[]): void;
+  onSearch(query: string, results: SearchResult[]): Promise<void>;
   /** A source whose text is in hand; `key` is `doc:<slug>`, or the search result's normalised URL. */
-  onSource(key: string, source: Source): void;
-  onFacts(key: string, facts: string): void;
+  onSource(key: string, source: Source): Promise<void>;
+  onFacts(key: string, facts: string): Promise<void>;
 }
 
 /** What an interrupted attempt already did: the chain takes it instead of doing (and paying) it again. */

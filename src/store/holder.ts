@@ -23,3 +23,6 @@ export function holderGone(
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/** A research run's holder silent for this long is taken to be gone (another machine, a hung disk). */
+export const RUN_STALE_MS = 60_000;

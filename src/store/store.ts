@@ -5,20 +5,14 @@
 // act on (full disk, read-only file, damage, an unreachable server) and otherwise as their driver does.
 
 import type { Price } from '../providers/prices.js';
-import type { CachedPageRow, CacheStats, ExtractionKey, Removed } from './cache.js';
-import type { CostReport, LedgerEntry } from './ledger.js';
-import type { Note } from './notes.js';
-import type { NewRun, RunSummary, SavedRun } from './research-runs.js';
-import type { Claim, RunProgress, StartedRun } from './run-progress.js';
-import type { Exchange, SessionSummary, StoredMessage } from './sessions.js';
-
-export type {
+import type {
   CachedPageRow,
   CacheStats,
   Claim,
   CostReport,
   Exchange,
   ExtractionKey,
+  GroupBy,
   LedgerEntry,
   NewRun,
   Note,
@@ -29,10 +23,9 @@ export type {
   SessionSummary,
   StartedRun,
   StoredMessage,
-};
+} from './types.js';
 
-/** `user` groups by the person who made the call (AGENT_USER, else the operating-system user). */
-export type GroupBy = 'model' | 'day' | 'command' | 'user';
+export type * from './types.js';
 
 export interface LedgerStore {
   /** One row per model call, priced now (the price is kept on the row); the cost, null when unpriced. */
@@ -50,7 +43,10 @@ export interface NotesStore {
   delete(id: number): Promise<boolean>;
 }
 
-/** Chat sessions are their owner's: without `all`, only this store's `user`'s are seen. */
+/**
+ * Chat sessions are their owner's: without `all`, only this store's `user`'s are seen (and those kept
+ * before people were recorded, which have no owner); `delete` removes only those too.
+ */
 export interface SessionsStore {
   /** Appends one completed exchange in one transaction, creating the session when `sessionId` is undefined. */
   saveExchange(sessionId: number | undefined, runId: string, exchange: Exchange): Promise<number>;
@@ -208,6 +204,11 @@ export interface Store {
   readonly index: IndexStore;
   /** Which database, its schema version and how many rows of each kind (`agent db status`). */
   status(): Promise<StoreStatus>;
+  /**
+   * Applies the migration steps not applied yet (a store opened with `migrate: false` has them pending)
+   * and returns their names, in order; [] when the schema is up to date.
+   */
+  migrate(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -216,5 +217,7 @@ export interface StoreStatus {
   location: string;
   /** The number of the newest migration step applied. */
   schemaVersion: number;
+  /** The names of the steps this version of agent has that the database has not applied yet. */
+  pending: string[];
   counts: Record<'reports' | 'notes' | 'sessions' | 'ledger' | 'documents', number>;
 }

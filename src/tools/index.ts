@@ -1,4 +1,4 @@
-import type { Db } from '../store/open.js';
+import type { NotesStore } from '../store/store.js';
 import { calculatorTool } from './calculator.js';
 import { saveNoteTool, searchNotesTool } from './notes.js';
 import type { PageCache } from './read-url.js';
@@ -12,7 +12,7 @@ import type { AnyTool } from './tool.js';
  * tools from elsewhere (MCP servers), after the built-in ones. `pages`: the page cache read_url goes through.
  */
 export async function buildChatTools(
-  db: Db,
+  notes: NotesStore,
   env: NodeJS.ProcessEnv = process.env,
   extra: AnyTool[] = [],
   pages?: PageCache,
@@ -26,6 +26,6 @@ export async function buildChatTools(
     const { webSearchTool } = await import('./web-search.js');
     tools.push(webSearchTool(search));
   }
-  tools.push(saveNoteTool(db), searchNotesTool(db));
+  tools.push(saveNoteTool(notes), searchNotesTool(notes));
   return new ToolRegistry([...tools, ...extra]);
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { addNote, listNotes } from '../store/notes.js';
-import type { Db } from '../store/open.js';
+import type { NotesStore } from '../store/store.js';
 import { type Tool, ToolError } from './tool.js';
 
-export function saveNoteTool(db: Db): Tool<{ content: string; title?: string; tags?: string[] }> {
+export function saveNoteTool(notes: NotesStore): Tool<{ content: string; title?: string; tags?: string[] }> {
   return {
     name: 'save_note',
     description:
@@ -17,13 +16,13 @@ export function saveNoteTool(db: Db): Tool<{ content: string; title?: string; ta
     async run(input) {
       if (!input.content.trim())
         throw new ToolError('The note content is empty; write what should be saved.');
-      const note = addNote(db, input);
+      const note = await notes.add(input);
       return `Saved note #${note.id}${note.title ? ` "${note.title}"` : ''}.`;
     },
   };
 }
 
-export function searchNotesTool(db: Db): Tool<{ query?: string; limit?: number }> {
+export function searchNotesTool(notes: NotesStore): Tool<{ query?: string; limit?: number }> {
   return {
     name: 'search_notes',
     description:
@@ -34,9 +33,9 @@ export function searchNotesTool(db: Db): Tool<{ query?: string; limit?: number }
       limit: z.number().int().min(1).max(20).optional(),
     }),
     async run({ query, limit }) {
-      const notes = listNotes(db, query?.trim() || undefined, limit ?? 5);
-      if (notes.length === 0) return query ? `No notes match "${query}".` : 'There are no notes yet.';
-      return notes
+      const found = await notes.list(query?.trim() || undefined, limit ?? 5);
+      if (found.length === 0) return query ? `No notes match "${query}".` : 'There are no notes yet.';
+      return found
         .map(
           (n) =>
             `#${n.id} ${n.title ? `${n.title} ` : ''}(${n.createdAt.slice(0, 10)}${n.tags.length ? `; tags: ${n.tags.join(', ')}` : ''})\n${n.content}`,

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageCache } from '../../src/cache/pages.js';
-import { type Db, openStore } from '../../src/store/open.js';
+import type { Db } from '../../src/store/sqlite/open.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { readPage } from '../../src/tools/read-url.js';
 import { tempDb } from '../support/cli.js';
+import { sqliteStore } from '../support/stores.js';
 
 // The page cache above safeFetch, against a loopback server that records every request it gets.
 
@@ -49,7 +51,12 @@ function clock(start = Date.parse('2026-11-30T12:00:00Z')) {
 
 function setup(db: Db, env: Record<string, string>, o: { maxAgeMs?: number; refresh?: boolean } = {}) {
   const time = clock();
-  const cache = pageCache(db, { maxAgeMs: o.maxAgeMs ?? 24 * HOUR, refresh: o.refresh, env, now: time.now });
+  const cache = pageCache(new SqliteStore(db, 'tester').cache, {
+    maxAgeMs: o.maxAgeMs ?? 24 * HOUR,
+    refresh: o.refresh,
+    env,
+    now: time.now,
+  });
   const read = (url: string, extra: { maxBytes?: number } = {}) =>
     readPage(url, { env, cache, maxBytes: extra.maxBytes });
   return { time, cache, read };
@@ -65,7 +72,8 @@ describe('the page cache', () => {
       }
       res.writeHead(200, { 'content-type': 'text/html', etag: `"${version}"` }).end(html(`Page ${version}`));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { time, read } = setup(db, s.env);
 
     expect((await read(`${s.base}/a`)).title).toBe('Page v1');
@@ -114,7 +122,8 @@ describe('the page cache', () => {
       }
       res.writeHead(200, { 'content-type': 'text/html', 'last-modified': modified }).end(html('Dated'));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { time, read } = setup(db, s.env);
     await read(`${s.base}/d`);
     expect(db.prepare('SELECT etag, last_modified FROM page_cache').get()).toEqual({
@@ -132,7 +141,8 @@ describe('the page cache', () => {
       if (req.headers['if-none-match'] === '"x"') return void res.writeHead(304, { etag: '"x"' }).end();
       res.writeHead(200, { 'content-type': 'text/html', etag: '"x"' }).end(html(title));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     await setup(db, s.env).read(`${s.base}/p`);
     await setup(db, s.env, { maxAgeMs: 0 }).read(`${s.base}/p`);
     expect(s.requests[1]?.ifNoneMatch).toBe('"x"');
@@ -153,7 +163,8 @@ describe('the page cache', () => {
         .writeHead(200, { 'content-type': 'text/html', etag: '"e"', 'cache-control': cacheControl })
         .end(html('Secret')),
     );
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { read } = setup(db, s.env);
     await read(`${s.base}/s`);
     await read(`${s.base}/s`);
@@ -170,7 +181,7 @@ describe('the page cache', () => {
       if (req.headers['if-none-match'] === '"n"') return void res.writeHead(304, { etag: '"n"' }).end();
       res.writeHead(200, { 'content-type': 'text/html', etag: '"n"', ...marked }).end(html('Ask'));
     });
-    const { read } = setup(openStore(':memory:'), s.env);
+    const { read } = setup((await sqliteStore()).db, s.env);
     await read(`${s.base}/n`);
     expect((await read(`${s.base}/n`)).title).toBe('Ask');
     expect(s.requests.map((r) => r.ifNoneMatch)).toEqual([undefined, '"n"']);
@@ -182,7 +193,8 @@ describe('the page cache', () => {
         return void res.writeHead(404, { 'content-type': 'text/html' }).end(html('Gone'));
       res.writeHead(200, { 'content-type': 'text/html' }).end(html('Long', 'word '.repeat(5000)));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { read } = setup(db, s.env);
     await expect(read(`${s.base}/missing`)).rejects.toThrow(/HTTP 404/);
     const cut = await read(`${s.base}/long`, { maxBytes: 2000 });
@@ -200,7 +212,8 @@ describe('the page cache', () => {
       if (req.url === '/old') return void res.writeHead(301, { location: '/new' }).end();
       res.writeHead(200, { 'content-type': 'text/html', etag: '"r"' }).end(html('Moved'));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { read } = setup(db, s.env);
     expect((await read(`${s.base}/old`)).url).toBe(`${s.base}/new`);
     const cached = await read(`${s.base}/old`);
@@ -218,7 +231,8 @@ describe('the page cache', () => {
       if (req.headers['if-none-match']) return void res.writeHead(304, { etag: '"p"' }).end();
       res.writeHead(200, { 'content-type': 'text/html', etag: '"p"' }).end(html('Intranet'));
     });
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     await setup(db, s.env).read(`${s.base}/wiki`);
     // Without AGENT_ALLOW_HOSTS, 127.0.0.1 is a loopback address: refused, from the cache as from the web.
     const { time, read } = setup(db, {});
@@ -234,7 +248,7 @@ describe('the page cache', () => {
       if (moved) return void res.writeHead(302, { location: 'http://10.0.0.1/admin' }).end();
       res.writeHead(200, { 'content-type': 'text/html', etag: '"q"' }).end(html('Public'));
     });
-    const { time, read } = setup(openStore(':memory:'), s.env);
+    const { time, read } = setup((await sqliteStore()).db, s.env);
     await read(`${s.base}/page`);
     moved = true;
     time.advance(25 * HOUR);
@@ -245,7 +259,8 @@ describe('the page cache', () => {
     const s = await serve((_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html', etag: '"d"' }).end(html('Fresh copy')),
     );
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { read } = setup(db, s.env);
     await read(`${s.base}/x`);
     db.prepare('UPDATE page_bodies SET body = ?').run(Buffer.from('not zlib at all'));
@@ -265,14 +280,15 @@ describe('the page cache', () => {
       res.writeHead(200, { 'content-type': 'text/html', etag: '"w"' }).end(html('Readable')),
     );
     const path = tempDb();
-    openStore(path).close();
+    await (await sqliteStore(path)).close();
     const readOnly = new Database(path, { readonly: true });
     const { read } = setup(readOnly, s.env);
     expect((await read(`${s.base}/r`)).title).toBe('Readable');
     expect((await read(`${s.base}/r`)).title).toBe('Readable');
     expect(s.requests).toHaveLength(2);
     // A database from before the caches existed has no tables for them: every lookup is a miss.
-    const old = openStore(':memory:');
+    const oldStore = await sqliteStore(':memory:');
+    const old = oldStore.db;
     old.exec('DROP TABLE page_cache');
     expect((await setup(old, s.env).read(`${s.base}/r`)).title).toBe('Readable');
   });
@@ -281,7 +297,8 @@ describe('the page cache', () => {
     const s = await serve((_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html' }).end(html('Same')),
     );
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
+    const db = store.db;
     const { read } = setup(db, s.env);
     await read(`${s.base}/one`);
     await read(`${s.base}/two`);

@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { trimHistory } from '../../src/chat/history.js';
 import { ChatSession } from '../../src/chat/session.js';
-import { openStore } from '../../src/store/open.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { Message } from '../../src/types.js';
 import { assertWellFormed, reply, scriptedProvider, text, toolCall } from '../support/scripted-provider.js';
+import { sqliteStore } from '../support/stores.js';
 import { testTools } from '../support/test-tools.js';
 
 const exchange = (n: number, size: number): Message[] => [
@@ -14,7 +14,7 @@ const exchange = (n: number, size: number): Message[] => [
   reply([text(`answer ${n}`)]),
 ];
 
-it('drops whole exchanges from the start, never splitting a call from its result, always keeping the last', () => {
+it('drops whole exchanges from the start, never splitting a call from its result, always keeping the last', async () => {
   const history = [...exchange(1, 1000), ...exchange(2, 1000), ...exchange(3, 1000)];
   const { messages, dropped } = trimHistory(history, 2500);
   expect(dropped).toBe(1);
@@ -33,7 +33,7 @@ it('a session sends only what fits, and says so', async () => {
     model: 'm',
     registry: new ToolRegistry(testTools().tools),
     maxTurns: 2,
-    db: openStore(':memory:'),
+    store: await sqliteStore(':memory:'),
     maxHistoryChars: 150,
   });
   const notices: string[] = [];

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
 import { runCli, tempDb } from '../support/cli.js';
 import { json, sse, startFakeServer } from '../support/fake-server.js';
 import { anthropicSse, chatSse } from '../support/sse-builders.js';
+import { sqliteStore } from '../support/stores.js';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
 beforeEach(async () => {
@@ -43,7 +43,8 @@ describe('agent chat, piped', () => {
       'user',
     ]);
 
-    const store = openStore(db);
+    const storeStore = await sqliteStore(db);
+    const store = storeStore.db;
     const rows = store.prepare('SELECT command, step, provider, model FROM usage_ledger').all();
     expect(rows).toEqual(
       Array(3).fill({

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bar, costChart } from '../../src/cli/cost-chart.js';
-import type { CostRow } from '../../src/store/ledger.js';
-import { recordCall } from '../../src/store/ledger.js';
-import { openStore } from '../../src/store/open.js';
+import type { CostRow } from '../../src/store/store.js';
 import { BIN, cleanEnv, ROOT, runCli, tempDb } from '../support/cli.js';
 import { hasScript } from '../support/pty.js';
+import { sqliteStore } from '../support/stores.js';
 
 const plain = { cyan: (s: string) => s, dim: (s: string) => s };
 const row = (key: string, costUsd: number | null, extra: Partial<CostRow> = {}): CostRow => ({
@@ -26,7 +25,7 @@ const eighths = (line: string) =>
   [...line].reduce((n, c) => n + (c === '█' ? 8 : Math.max(0, '▏▎▍▌▋▊▉'.indexOf(c) + 1)), 0);
 
 describe('the cost chart', () => {
-  it('draws bars in proportion to the dollars, with the figure beside each', () => {
+  it('draws bars in proportion to the dollars, with the figure beside each', async () => {
     const chart = costChart(
       [row('anthropic claude-sonnet-4-5', 4), row('openai gpt-5', 1), row('openai-compatible x', 2)],
       'model',
@@ -43,7 +42,7 @@ describe('the cost chart', () => {
     for (const line of chart) expect(line.length).toBeLessThanOrEqual(80);
   });
 
-  it('shows every day from the first to the last, the days without calls empty', () => {
+  it('shows every day from the first to the last, the days without calls empty', async () => {
     const chart = costChart([row('2026-11-01', 1), row('2026-11-04', 0.5)], 'day', 60, plain).split('\n');
     expect(chart.map((l) => l.slice(0, 10))).toEqual([
       '2026-11-01',
@@ -55,7 +54,7 @@ describe('the cost chart', () => {
     expect(eighths(chart[3]!) * 2).toBeCloseTo(eighths(chart[0]!), -1);
   });
 
-  it('gives a call of unknown price no bar, and a tiny spend a sliver', () => {
+  it('gives a call of unknown price no bar, and a tiny spend a sliver', async () => {
     const chart = costChart([row('a', 10), row('b', 0.0001), row('c', null)], 'model', 80, plain).split('\n');
     expect(eighths(chart[1]!)).toBe(1);
     expect(chart[2]).toMatch(/^c +unknown$/);
@@ -65,14 +64,14 @@ describe('the cost chart', () => {
   });
 });
 
-function seed(): string {
+async function seed(): Promise<string> {
   const path = tempDb();
-  const db = openStore(path);
+  const store = await sqliteStore(path);
   const usage = { input: 1_000_000, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
   const base = { command: 'chat' as const, runId: 'r', step: 'chat', provider: 'openai', usage };
-  recordCall(db, { ...base, model: 'gpt-5', ts: Date.parse('2026-11-02T12:00:00') });
-  recordCall(db, { ...base, model: 'gpt-4.1', ts: Date.parse('2026-11-03T12:00:00') });
-  db.close();
+  await store.ledger.record({ ...base, model: 'gpt-5', ts: Date.parse('2026-11-02T12:00:00') });
+  await store.ledger.record({ ...base, model: 'gpt-4.1', ts: Date.parse('2026-11-03T12:00:00') });
+  await store.close();
   return path;
 }
 
@@ -92,7 +91,7 @@ function onTerminal(args: string[], env: Record<string, string>): Promise<string
 
 describe('agent cost on a terminal and on a pipe', () => {
   it.skipIf(!hasScript)('draws bars per day and per model on a terminal', async () => {
-    const db = seed();
+    const db = await seed();
     const days = await onTerminal(['cost', '--by', 'day'], { AGENT_DB: db });
     expect(days).toMatch(/^2026-11-02 {2}█+[▏▎▍▌▋▊▉]? +\$1\.25$/m);
     expect(days).toMatch(/^2026-11-03 {2}█+ {2}\$2\.00$/m);
@@ -101,7 +100,7 @@ describe('agent cost on a terminal and on a pipe', () => {
   });
 
   it('prints the table alone on a pipe, and the same JSON as before', async () => {
-    const db = seed();
+    const db = await seed();
     const r = await runCli(['cost', '--by', 'day'], { env: { AGENT_DB: db } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/[█▏▎▍▌▋▊▉]/);

@@ -1,9 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { recordCall } from '../../src/store/ledger.js';
-import { addNote } from '../../src/store/notes.js';
-import { openStore } from '../../src/store/open.js';
 import { runCli, tempDb } from '../support/cli.js';
+import { sqliteStore } from '../support/stores.js';
 
 describe('agent cost', () => {
   it('says plainly that an empty ledger is empty', async () => {
@@ -14,7 +12,7 @@ describe('agent cost', () => {
 
   it('says a damaged database is damaged, in one line, exit 1', async () => {
     const path = tempDb();
-    openStore(path).close();
+    await (await sqliteStore(path)).close();
     // Pages past the header, where the tables are: the file opens, the ledger read fails.
     const file = openSync(path, 'r+');
     writeSync(file, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, 3 * 4096);
@@ -29,9 +27,9 @@ describe('agent cost', () => {
 
   it('prints a table with a total row, and the documented JSON', async () => {
     const path = tempDb();
-    const db = openStore(path);
+    const store = await sqliteStore(path);
     const usage = { input: 1000, cacheRead: 2000, cacheWrite: 300, output: 400, reasoning: 100 };
-    recordCall(db, {
+    await store.ledger.record({
       command: 'chat',
       runId: 's',
       step: 'chat',
@@ -39,7 +37,7 @@ describe('agent cost', () => {
       model: 'claude-haiku-4-5',
       usage,
     });
-    recordCall(db, {
+    await store.ledger.record({
       command: 'research',
       runId: 'r',
       step: 'plan',
@@ -47,7 +45,7 @@ describe('agent cost', () => {
       model: 'local-x',
       usage,
     });
-    db.close();
+    await store.close();
 
     const text = await runCli(['cost'], { env: { AGENT_DB: path } });
     expect(text.code).toBe(0);
@@ -76,21 +74,21 @@ describe('agent cost', () => {
 
   it('counts a call cancelled mid-answer in every figure and says how many there were', async () => {
     const path = tempDb();
-    const db = openStore(path);
+    const store = await sqliteStore(path);
     const base = { command: 'chat' as const, runId: 's', step: 'chat', provider: 'anthropic' };
     const model = 'claude-haiku-4-5';
-    recordCall(db, {
+    await store.ledger.record({
       ...base,
       model,
       usage: { input: 1000, cacheRead: 0, cacheWrite: 0, output: 400, reasoning: 0 },
     });
-    recordCall(db, {
+    await store.ledger.record({
       ...base,
       model,
       usage: { input: 3000, cacheRead: 0, cacheWrite: 0, output: 25, reasoning: 0 },
       cancelled: true,
     });
-    db.close();
+    await store.close();
 
     const text = await runCli(['cost'], { env: { AGENT_DB: path } });
     expect(text.code).toBe(0);
@@ -128,10 +126,10 @@ describe('agent cost', () => {
 describe('agent notes', () => {
   it('lists newest first, searches, and prints JSON', async () => {
     const path = tempDb();
-    const db = openStore(path);
-    addNote(db, { content: 'The refund limit is $200.', title: 'Refunds', tags: ['policy'] });
-    addNote(db, { content: 'Book trains, not planes, under 500 km.' });
-    db.close();
+    const store = await sqliteStore(path);
+    await store.notes.add({ content: 'The refund limit is $200.', title: 'Refunds', tags: ['policy'] });
+    await store.notes.add({ content: 'Book trains, not planes, under 500 km.' });
+    await store.close();
     const all = await runCli(['notes'], { env: { AGENT_DB: path } });
     expect(all.stdout.indexOf('Book trains')).toBeLessThan(all.stdout.indexOf('refund limit'));
     const json = JSON.parse(
@@ -144,6 +142,7 @@ describe('agent notes', () => {
         content: 'The refund limit is $200.',
         tags: ['policy'],
         createdAt: expect.any(String),
+        user: 'tester',
       },
     ]);
     const none = await runCli(['notes', 'zebra'], { env: { AGENT_DB: path } });

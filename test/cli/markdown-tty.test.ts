@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { saveRun } from '../../src/store/research-runs.js';
 import { BIN, cleanEnv, ROOT, runCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { hasScript, terminalChat } from '../support/pty.js';
+import { sqliteStore } from '../support/stores.js';
 
 // Markdown on a real pseudo-terminal: chat replies, reports --show and sessions --show are rendered; a
 // reply streamed in awkward pieces looks exactly like the same reply sent whole.
@@ -121,15 +120,15 @@ it.skipIf(!hasScript)(
   'reports --show renders on a terminal; --raw, AGENT_RAW=1 and a pipe keep the Markdown; NO_COLOR keeps the layout',
   async () => {
     const db = tempDb();
-    const store = openStore(db);
-    saveRun(store, {
+    const store = await sqliteStore(db);
+    await store.runs.save({
       question: 'Limits?',
       mode: 'model',
       answer: REPLY,
       costUsd: 0.01,
       result: { question: 'Limits?', answer: REPLY, sources: [{ n: 1, title: 'Policy', location: '/p.md' }] },
     });
-    store.close();
+    await store.close();
 
     const rendered = await onTerminal(['reports', '--show', '1'], { AGENT_DB: db });
     expect(rendered).toMatch(RENDERED);

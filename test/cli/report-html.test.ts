@@ -2,30 +2,29 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { saveRun } from '../../src/store/research-runs.js';
 import { savedRun } from '../report/run-fixture.js';
 import { runCli, tempDb } from '../support/cli.js';
+import { sqliteStore } from '../support/stores.js';
 
-function seeded(): string {
+async function seeded(): Promise<string> {
   const path = tempDb();
-  const db = openStore(path);
+  const store = await sqliteStore(path);
   const run = savedRun();
-  saveRun(db, {
+  await store.runs.save({
     question: run.question as string,
     mode: 'model',
     answer: run.answer as string,
     costUsd: 0.0312,
     result: run,
   });
-  db.close();
+  await store.close();
   return path;
 }
 
 const dir = () => mkdtempSync(join(tmpdir(), 'agent-html-'));
 
 it('agent reports --show <id> --out x.html writes the page; --format md overrides the name', async () => {
-  const db = seeded();
+  const db = await seeded();
   const out = join(dir(), 'report.html');
   const r = await runCli(['reports', '--show', '1', '--out', out], { env: { AGENT_DB: db } });
   expect(r.stderr).toContain(`Written to ${out}`);
@@ -49,7 +48,7 @@ it('agent reports --show <id> --out x.html writes the page; --format md override
 });
 
 it('--format without --out, or with an unknown format, is a usage error (exit 2, one line)', async () => {
-  const db = seeded();
+  const db = await seeded();
   const a = await runCli(['reports', '--show', '1', '--format', 'html'], { env: { AGENT_DB: db } });
   expect(a.code).toBe(2);
   expect(a.stderr.trim()).toBe(

@@ -2,9 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { saveRun } from '../../src/store/research-runs.js';
 import { runCli, tempDb } from '../support/cli.js';
+import { sqliteStore } from '../support/stores.js';
 
 const T0 = Date.UTC(2026, 2, 1, 9, 30);
 const LONG =
@@ -33,10 +32,10 @@ const refundsResult = {
   createdAt: new Date(T0).toISOString(),
 };
 
-function seeded() {
+async function seeded() {
   const path = tempDb();
-  const db = openStore(path);
-  const refunds = saveRun(db, {
+  const store = await sqliteStore(path);
+  const refunds = await store.runs.save({
     question: refundsResult.question,
     mode: 'model',
     answer: refundsResult.answer,
@@ -44,7 +43,7 @@ function seeded() {
     result: refundsResult,
     createdAt: T0,
   });
-  const travel = saveRun(db, {
+  const travel = await store.runs.save({
     question: 'What is the hotel limit in London?',
     mode: 'extractive',
     answer: '- Hotels in London: up to $300 a night [1]',
@@ -52,7 +51,7 @@ function seeded() {
     result: { question: 'What is the hotel limit in London?', mode: 'extractive', sources: [] },
     createdAt: T0 + 3_600_000,
   });
-  const long = saveRun(db, {
+  const long = await store.runs.save({
     question: LONG,
     mode: 'model',
     answer: 'Refunds above $5,000 also need Finance [1].',
@@ -60,7 +59,7 @@ function seeded() {
     result: { question: LONG },
     createdAt: T0 + 7_200_000,
   });
-  db.close();
+  await store.close();
   const run = (...args: string[]) => runCli(['--db', path, 'reports', ...args], { env: { TZ: 'UTC' } });
   return { run, refunds, travel, long };
 }
@@ -73,7 +72,7 @@ describe('agent reports', () => {
   });
 
   it('lists runs newest first, one line each, the question cut to the width', async () => {
-    const { run, refunds, travel, long } = seeded();
+    const { run, refunds, travel, long } = await seeded();
     const r = await run();
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const lines = r.stdout.trimEnd().split('\n');
@@ -98,7 +97,7 @@ describe('agent reports', () => {
   });
 
   it('searches questions and answers, and prints JSON for scripts', async () => {
-    const { run, refunds, long } = seeded();
+    const { run, refunds, long } = await seeded();
     const [found, none, json] = await Promise.all([run('refunds'), run('kangaroo'), run('--json', 'London')]);
     expect(
       found.stdout
@@ -117,12 +116,13 @@ describe('agent reports', () => {
         createdAt: '2026-03-01T10:30:00.000Z',
         costUsd: 0,
         status: 'done',
+        user: 'tester',
       },
     ]);
   });
 
   it('shows one run again: the answer and its sources, or the saved JSON with its id', async () => {
-    const { run, refunds } = seeded();
+    const { run, refunds } = await seeded();
     const text = await run('--show', String(refunds));
     expect(text).toMatchObject({ code: 0, stderr: '' });
     expect(text.stdout).toContain(`Research run #${refunds} · 2026-03-01 09:30 · model · $0.01`);
@@ -134,12 +134,12 @@ describe('agent reports', () => {
     const json = await run('--show', String(refunds), '--json');
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout);
-    expect(parsed).toEqual({ id: refunds, ...refundsResult });
+    expect(parsed).toEqual({ id: refunds, user: 'tester', ...refundsResult });
     expect(Object.keys(parsed)[0]).toBe('id');
   });
 
   it('writes a shown run as Markdown with --out', async () => {
-    const { run, refunds } = seeded();
+    const { run, refunds } = await seeded();
     const file = join(mkdtempSync(join(tmpdir(), 'agent-reports-')), 'run.md');
     const r = await run('--show', String(refunds), '--out', file);
     expect(r.code).toBe(0);
@@ -166,7 +166,7 @@ describe('agent reports', () => {
   });
 
   it('deletes a run and says so; the run is gone', async () => {
-    const { run, travel } = seeded();
+    const { run, travel } = await seeded();
     const r = await run('--delete', String(travel));
     expect(r).toMatchObject({ code: 0, stdout: `Deleted research run #${travel}.\n` });
     const list = await run();
@@ -176,7 +176,7 @@ describe('agent reports', () => {
   });
 
   it('refuses an unknown run number with how to list runs, and bad flags, with exit 2', async () => {
-    const { run } = seeded();
+    const { run } = await seeded();
     for (const flag of ['--show', '--delete']) {
       const r = await run(flag, '999');
       expect(r.code).toBe(2);

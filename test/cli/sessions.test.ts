@@ -60,6 +60,8 @@ describe('agent chat sessions, piped', { timeout: 60_000 }, () => {
       exchanges: 1,
       costUsd: expect.any(Number),
       firstMessage: 'What is 1234*5678?',
+      // Who chatted: AGENT_USER, else the operating-system user name.
+      user: expect.any(String),
     });
 
     server.queue.push(sse(chatSse({ text: 'You asked for 1234*5678.' })));

@@ -2,12 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/errors.js';
 import { runTurn } from '../../src/loop/run-turn.js';
 import { createProvider } from '../../src/providers/registry.js';
-import { recordCall } from '../../src/store/ledger.js';
-import { openStore } from '../../src/store/open.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { AssistantMessage, ProviderName } from '../../src/types.js';
 import { runCli, tempDb } from '../support/cli.js';
 import { type FakeResponse, startFakeServer } from '../support/fake-server.js';
+import { sqliteStore } from '../support/stores.js';
 import { testTools } from '../support/test-tools.js';
 
 // A model call cancelled mid-stream is billed by the provider all the same. Through the real SDK clients
@@ -296,20 +295,24 @@ describe('a model call cancelled mid-stream', () => {
   it('reaches the ledger marked cancelled, and `agent cost --json` counts it', async () => {
     server.queue.push(stalled(anthropicStart));
     const path = tempDb();
-    const db = openStore(path);
+    const store = await sqliteStore(path);
     // What the chat session does with every call the loop tells it about.
+    const writes: Promise<unknown>[] = [];
     const { error } = await cancelledTurn('anthropic', 'claude-sonnet-5-5', (m) =>
-      recordCall(db, {
-        command: 'chat',
-        runId: 'session',
-        step: 'chat',
-        provider: m.provider,
-        model: m.model,
-        usage: m.usage,
-        cancelled: m.stopReason === 'aborted',
-      }),
+      writes.push(
+        store.ledger.record({
+          command: 'chat',
+          runId: 'session',
+          step: 'chat',
+          provider: m.provider,
+          model: m.model,
+          usage: m.usage,
+          cancelled: m.stopReason === 'aborted',
+        }),
+      ),
     );
-    db.close();
+    await Promise.all(writes);
+    await store.close();
     const m = error.partial!;
 
     const r = await runCli(['cost', '--json'], { env: { AGENT_DB: path } });

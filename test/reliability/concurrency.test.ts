@@ -4,10 +4,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
-import { openStore } from '../../src/store/open.js';
 import { runCli, tempDb } from '../support/cli.js';
 import { sse, startFakeServer } from '../support/fake-server.js';
 import { chatSse } from '../support/sse-builders.js';
+import { sqliteStore } from '../support/stores.js';
 
 // Real processes on one database: 8 research runs indexing the same folder of 2,000 files, 2 piped chats
 // and readers, all at once. None may fail, the folder is indexed once, and every answer is saved.
@@ -48,7 +48,7 @@ it('8 research runs, 2 chats and readers share one database without a failure', 
   }
   for (const r of results.slice(8, 10)) expect(r.stdout).toBe('Noted.\nNoted.\nNoted.\n');
 
-  const store = openStore(db);
+  const store = (await sqliteStore(db)).db;
   expect(store.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(2000);
   expect(store.prepare('SELECT count(*) FROM research_runs').pluck().get()).toBe(8);
   expect(store.prepare('SELECT count(*) FROM chat_messages').pluck().get()).toBe(12);
@@ -61,21 +61,22 @@ it('two connections indexing the same folder at once read its files once', async
   const content = mkdtempSync(join(tmpdir(), 'agent-twice-'));
   for (let i = 0; i < 300; i++) writeFileSync(join(content, `doc-${i}.md`), `# Doc ${i}\n\nText ${i}.\n`);
   const path = tempDb();
-  const [a, b] = [openStore(path), openStore(path)];
+  const [a, b] = [await sqliteStore(path), await sqliteStore(path)];
   const stats = await Promise.all([refreshIndex(a, content), refreshIndex(b, content)]);
   // One did the work; the other waited for it and found it done, without walking the folder again.
   expect(stats.map((s) => s.added).sort((x, y) => x - y)).toEqual([0, 300]);
   expect(stats.map((s) => s.unchanged).sort((x, y) => x - y)).toEqual([0, 300]);
-  expect(a.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(300);
-  a.close();
-  b.close();
+  expect(a.db.prepare('SELECT count(*) FROM documents').pluck().get()).toBe(300);
+  await a.close();
+  await b.close();
 });
 
 it('a folder left held by a killed process is indexed by the next one at once', async () => {
   const content = mkdtempSync(join(tmpdir(), 'agent-killed-'));
   writeFileSync(join(content, 'a.md'), '# A\n\nText.\n');
   const path = tempDb();
-  const db = openStore(path);
+  const store = await sqliteStore(path);
+  const db = store.db;
   // A process that has ended (as after SIGKILL) still holds the folder, with a fresh heartbeat.
   const child = spawnSync(process.execPath, ['-e', '0']);
   db.prepare('INSERT INTO index_leases (root, holder, heartbeat) VALUES (?, ?, ?)').run(
@@ -84,7 +85,7 @@ it('a folder left held by a killed process is indexed by the next one at once', 
     Date.now(),
   );
   const started = Date.now();
-  expect((await refreshIndex(db, content)).added).toBe(1);
+  expect((await refreshIndex(store, content)).added).toBe(1);
   expect(Date.now() - started).toBeLessThan(5_000);
-  db.close();
+  await store.close();
 });

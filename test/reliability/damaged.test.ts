@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, openSync, writeFileSync, writeSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { addNote } from '../../src/store/notes.js';
-import { openStore } from '../../src/store/open.js';
+import { addNote } from '../../src/store/sqlite/notes.js';
+import { openDatabase } from '../../src/store/sqlite/open.js';
 import { runCli, tempDb } from '../support/cli.js';
 
 // A database whose pages in the middle were overwritten, as a bad disk or a stray write would.
@@ -20,7 +20,7 @@ function contentFolder(): string {
 
 /** Overwrites `count` leaf pages of `table` (from the middle of its pages) with garbage. */
 function damage(path: string, table: string, count: number): void {
-  const db = openStore(path);
+  const db = openDatabase(path);
   const pages = db
     .prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno")
     .pluck()
@@ -41,7 +41,7 @@ async function setUp() {
     env: { AGENT_DB: db },
   });
   expect(first.code).toBe(0);
-  const store = openStore(db);
+  const store = openDatabase(db);
   for (let i = 0; i < 2000; i++) addNote(store, { content: `note ${i}: ${'keep this '.repeat(20)}` });
   store.close();
   return { db, content };
@@ -98,7 +98,7 @@ it('a damaged document index is cleared and made again from the files by the nex
   expect(r.code).toBe(0);
   const check = await runCli(['db', 'check'], { env: { AGENT_DB: db } });
   expect(check.stdout).toMatch(/^ok: /);
-  const notes = openStore(db);
+  const notes = openDatabase(db);
   expect(notes.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(2000);
   notes.close();
 }, 30_000);

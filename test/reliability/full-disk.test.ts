@@ -5,50 +5,49 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatSession } from '../../src/chat/session.js';
 import { StoreError } from '../../src/store/errors.js';
-import { openStore } from '../../src/store/open.js';
-import { saveRun } from '../../src/store/research-runs.js';
-import { listSessions } from '../../src/store/sessions.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { runCli } from '../support/cli.js';
 import { sse, startFakeServer } from '../support/fake-server.js';
 import { reply, scriptedProvider, text } from '../support/scripted-provider.js';
 import { chatSse } from '../support/sse-builders.js';
+import { sqliteStore } from '../support/stores.js';
 
 // A full disk: simulated everywhere by capping the file's pages (SQLite then answers SQLITE_FULL, as it
 // does when the disk is full), and real on a small tmpfs where this machine lets the test mount one.
 
 /** A database that cannot grow: its next new page fails as a full disk would. */
-function fullDatabase() {
-  const db = openStore(join(mkdtempSync(join(tmpdir(), 'agent-full-')), 'agent.db'));
+async function fullDatabase() {
+  const store = await sqliteStore(join(mkdtempSync(join(tmpdir(), 'agent-full-')), 'agent.db'));
+  const db = store.db;
   db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true })}`);
-  return db;
+  return store;
 }
 
 describe('a full disk, simulated', () => {
-  it('a write says the disk holding the database is full', () => {
-    const db = fullDatabase();
+  it('a write says the disk holding the database is full', async () => {
+    const store = await fullDatabase();
     const save = () =>
-      saveRun(db, {
+      store.runs.save({
         question: 'Q',
         mode: 'extractive',
         answer: 'A'.repeat(20_000),
         costUsd: null,
         result: {},
       });
-    expect(save).toThrow(StoreError);
-    expect(save).toThrow(`the disk holding ${db.name} is full`);
-    db.close();
+    await expect(save()).rejects.toThrow(StoreError);
+    await expect(save()).rejects.toThrow(`the disk holding ${store.location} is full`);
+    await store.close();
   });
 
   it('a chat goes on in memory and says once that it is not being saved', async () => {
-    const db = fullDatabase();
+    const store = await fullDatabase();
     const provider = scriptedProvider((_, i) => reply([text(`answer ${i} ${'x'.repeat(5000)}`)]));
     const session = new ChatSession({
       provider,
       model: 'm',
       registry: new ToolRegistry([]),
       maxTurns: 3,
-      db,
+      store,
     });
     const notices: string[] = [];
     const onEvent = (e: { type: string; message?: string }) => {
@@ -65,8 +64,8 @@ describe('a full disk, simulated', () => {
       'three',
     ]);
     expect(session.saved).toBe(false);
-    expect(listSessions(db)).toEqual([]);
-    db.close();
+    expect(await store.sessions.list()).toEqual([]);
+    await store.close();
   });
 });
 

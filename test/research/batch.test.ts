@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type BatchOutcome, outcomeJson, runBatch } from '../../src/research/batch.js';
 import { parseBatch } from '../../src/research/batch-file.js';
-import { openStore } from '../../src/store/open.js';
-import { saveRun } from '../../src/store/research-runs.js';
+import type { Store } from '../../src/store/store.js';
 import { billedModel, contentFolder, price } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // The batch runner in process, with a scripted model: which saved runs count as answered, and a
 // spending cap that holds for the whole batch whatever its parallelism.
@@ -16,10 +16,7 @@ const docs = Object.fromEntries(
 );
 const contentDir = contentFolder(docs);
 
-function batch(
-  text: string,
-  o: { maxCostUsd?: number; parallel?: number; db?: ReturnType<typeof openStore> } = {},
-) {
+function batch(text: string, o: { maxCostUsd?: number; parallel?: number; store?: Store } = {}) {
   const { base, provider } = billedModel(Object.keys(docs).map((d) => d.slice(0, -3)));
   const outcomes: BatchOutcome[] = [];
   let spent = 0;
@@ -27,7 +24,7 @@ function batch(
     entries: parseBatch(text),
     parallel: o.parallel,
     base: {
-      db: o.db ?? openStore(':memory:'),
+      store: o.store ?? sqliteStoreNow(),
       contentDir,
       env: {},
       models: { provider, smallModel: 'small', largeModel: 'large' },
@@ -52,23 +49,22 @@ const savedResult = (question: string, extra: Record<string, unknown>) => ({
 
 describe('a batch', () => {
   it('skips a question saved with the same settings, in any key order, and no other', async () => {
-    const db = openStore(':memory:');
+    const store = sqliteStoreNow(':memory:');
     // The same settings, written in another order: answered.
-    saveRun(
-      db,
+    await store.runs.save(
       savedResult('Same', {
         settings: { report: false, maxSources: 20, perSearch: 2, breadth: 3, depth: 1 },
       }),
     );
     // Verified then, not now; a report then, an answer now; another mode: none of them answered.
     const settings = { depth: 1, breadth: 3, perSearch: 2, maxSources: 20, report: false };
-    saveRun(db, savedResult('Verified', { settings, verification: [] }));
-    saveRun(db, savedResult('Report', { settings: { ...settings, report: true } }));
-    saveRun(db, { ...savedResult('Extractive', { settings }), mode: 'extractive' });
+    await store.runs.save(savedResult('Verified', { settings, verification: [] }));
+    await store.runs.save(savedResult('Report', { settings: { ...settings, report: true } }));
+    await store.runs.save({ ...savedResult('Extractive', { settings }), mode: 'extractive' });
     const { model, outcomes, promise } = batch(
       'Same\nVerified\nReport\nExtractive\n{"question": "Same", "depth": 2}',
       {
-        db,
+        store,
       },
     );
     expect(await promise).toEqual({ answered: 4, skipped: 1, failed: 0, cancelled: false });

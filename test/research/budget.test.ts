@@ -11,11 +11,11 @@ import {
 } from '../../src/research/budget.js';
 import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
 import { resultJson } from '../../src/research/result-json.js';
-import { openStore } from '../../src/store/open.js';
 import { billedModel, contentFolder, price } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 describe('parsing a cap', () => {
-  it('takes dollars with or without $ and decimals; refuses zero, negatives, NaN, words and empty', () => {
+  it('takes dollars with or without $ and decimals; refuses zero, negatives, NaN, words and empty', async () => {
     expect(parseUsd('0.50')).toBe(0.5);
     expect(parseUsd('$2')).toBe(2);
     expect(parseUsd('.25')).toBe(0.25);
@@ -23,7 +23,7 @@ describe('parsing a cap', () => {
       expect(parseUsd(bad)).toBeUndefined();
   });
 
-  it('takes AGENT_MAX_COST when no flag is given; a bad value is a usage error', () => {
+  it('takes AGENT_MAX_COST when no flag is given; a bad value is a usage error', async () => {
     expect(maxCostSetting(undefined, { AGENT_MAX_COST: '1.5' })).toBe(1.5);
     expect(maxCostSetting(0.2, { AGENT_MAX_COST: '1.5' })).toBe(0.2);
     expect(maxCostSetting(undefined, {})).toBeUndefined();
@@ -33,7 +33,7 @@ describe('parsing a cap', () => {
     );
   });
 
-  it('needs a price for every model it covers, and says how to add one', () => {
+  it('needs a price for every model it covers, and says how to add one', async () => {
     expect(() => requirePrices('openai', ['gpt-5', 'gpt-5-pro'], {}, { AGENT_PRICES: '/x/p.json' })).toThrow(
       /price of gpt-5-pro, which is not known\. Add it to your price file \/x\/p\.json/,
     );
@@ -42,7 +42,7 @@ describe('parsing a cap', () => {
 });
 
 describe('the worst case of a call', () => {
-  it('is the input estimated from its characters plus the output at its cap', () => {
+  it('is the input estimated from its characters plus the output at its cap', async () => {
     const chars = 30_000;
     const expected = ((chars / CHARS_PER_TOKEN) * 3 + 1000 * 15) / 1e6;
     expect(worstCase(price(3, 15), chars, 1000)).toBeCloseTo(expected, 10);
@@ -129,7 +129,7 @@ function capped(
   const events: ResearchEvent[] = [];
   const promise = runResearch({
     question: 'What are the limits?',
-    db: openStore(':memory:'),
+    store: sqliteStoreNow(':memory:'),
     contentDir: contentFolder(docs),
     env: {},
     models: { provider, smallModel: 'small', largeModel: 'large' },

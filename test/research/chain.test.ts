@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/errors.js';
 import { type ResearchEvent, type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
-import { openStore } from '../../src/store/open.js';
-import { listRuns } from '../../src/store/research-runs.js';
 import { contentFolder, fakeWeb, researchModel, type Script, stepsOf } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -28,11 +27,11 @@ const docs = {
 
 function run(script: Script, extra: Partial<ResearchOptions> & { env?: NodeJS.ProcessEnv } = {}) {
   const model = researchModel(script);
-  const db = openStore(':memory:');
+  const store = sqliteStoreNow(':memory:');
   const events: ResearchEvent[] = [];
   const promise = runResearch({
     question: 'What are the limits?',
-    db,
+    store,
     contentDir: extra.contentDir ?? contentFolder(docs),
     env: extra.env ?? {},
     models: { provider: model, smallModel: 'small', largeModel: 'large' },
@@ -40,7 +39,7 @@ function run(script: Script, extra: Partial<ResearchOptions> & { env?: NodeJS.Pr
     onEvent: (e) => events.push(e),
     ...extra,
   });
-  return { model, db, events, promise };
+  return { model, store, events, promise };
 }
 
 const plan =
@@ -152,7 +151,7 @@ describe('deep research', () => {
       },
     );
     const followups: string[] = [];
-    const { model, db, events, promise } = run(
+    const { model, store, events, promise } = run(
       {
         plan: plan(['policies/travel'], ['hotel tax']),
         followup: (prompt) => {
@@ -194,7 +193,7 @@ describe('deep research', () => {
       .map((c) => /^Source: .*\((.*)\)/m.exec(c.prompt)![1]);
     expect(new Set(extracted).size).toBe(extracted.length);
     expect(events.some((e) => e.type === 'step' && e.name === 'followup' && e.round === 2)).toBe(true);
-    const steps = db
+    const steps = store.db
       .prepare('SELECT step FROM usage_ledger WHERE run_id = ? ORDER BY id')
       .pluck()
       .all('run-1');
@@ -295,7 +294,7 @@ describe('reports, grounding and history', () => {
     const ok = run({ plan: plan(['policies/travel']) });
     const result = await ok.promise;
     expect(result.id).toBeGreaterThan(0);
-    expect(listRuns(ok.db, {}).map((r) => r.question)).toEqual(['What are the limits?']);
+    expect((await ok.store.runs.list({})).map((r) => r.question)).toEqual(['What are the limits?']);
 
     const controller = new AbortController();
     const cancelled = run(
@@ -308,7 +307,7 @@ describe('reports, grounding and history', () => {
       { signal: controller.signal },
     );
     await expect(cancelled.promise).rejects.toBeInstanceOf(AbortedError);
-    expect(listRuns(cancelled.db, {})).toEqual([]);
+    expect(await cancelled.store.runs.list({})).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ import {
   searchDocuments,
   searchPassages,
 } from '../../src/research/documents.js';
-import { openStore } from '../../src/store/open.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // A folder with megabytes to read is read by worker threads beside the writes (documents/readers.ts):
 // what is indexed, and what is skipped and why, must be exactly what reading in one thread gives.
@@ -32,32 +32,32 @@ function bigFolder(): string {
 
 it('indexes megabytes of files in worker threads, every text stored whole and searchable', async () => {
   const dir = bigFolder();
-  const db = openStore(':memory:');
-  const stats = await refreshIndex(db, dir);
+  const store = sqliteStoreNow(':memory:');
+  const stats = await refreshIndex(store, dir);
   expect(stats).toMatchObject({ added: 24, updated: 0, removed: 0, unchanged: 0 });
   expect(stats.skipped).toEqual([
     { path: 'binary.txt', reason: 'binary content, not text (it has NUL bytes)' },
     { path: 'empty.md', reason: 'empty file (0 bytes)' },
   ]);
-  expect(listDocuments(db, dir)).toHaveLength(24);
+  expect(await listDocuments(store, dir)).toHaveLength(24);
   for (const i of [0, 11, 23])
-    expect(getDocument(db, dir, `handbook-${i}`)?.body).toBe(
+    expect((await getDocument(store, dir, `handbook-${i}`))?.body).toBe(
       readFileSync(join(dir, `handbook-${i}.md`), 'utf8'),
     );
-  const [hit] = searchPassages(db, dir, 'limit $17042', 1);
+  const [hit] = await searchPassages(store, dir, 'limit $17042', 1);
   expect(hit).toMatchObject({ slug: 'handbook-17', headingPath: 'Handbook 17 > Section 42' });
   expect(hit!.text).toMatch(/^Handbook 17 clause 42 sets the limit at \$17042\./);
-  expect(searchDocuments(db, dir, 'handbook 5', 1).map((h) => h.slug)).toEqual(['handbook-5']);
-  expect(await refreshIndex(db, dir)).toMatchObject({ added: 0, unchanged: 24 });
-  db.close();
+  expect((await searchDocuments(store, dir, 'handbook 5', 1)).map((h) => h.slug)).toEqual(['handbook-5']);
+  expect(await refreshIndex(store, dir)).toMatchObject({ added: 0, unchanged: 24 });
+  await store.close();
 });
 
 it('stops reading when asked, and the next run indexes everything', async () => {
   const dir = bigFolder();
-  const db = openStore(':memory:');
+  const store = sqliteStoreNow(':memory:');
   const controller = new AbortController();
   controller.abort();
-  await expect(refreshIndex(db, dir, { signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
-  expect(await refreshIndex(db, dir)).toMatchObject({ added: 24 });
-  db.close();
+  await expect(refreshIndex(store, dir, { signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
+  expect(await refreshIndex(store, dir)).toMatchObject({ added: 24 });
+  await store.close();
 });

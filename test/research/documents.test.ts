@@ -12,26 +12,26 @@ import {
 } from '../../src/research/documents.js';
 import { coversAmount } from '../../src/research/extractive.js';
 import { markdownSentences } from '../../src/research/text.js';
-import { openStore } from '../../src/store/open.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 it('indexes every Markdown and text file, refreshes changed ones, forgets removed ones', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-docs-'));
   writeFileSync(join(dir, 'a.md'), '# Alpha Handbook\n\nAlpacas graze in the north field.');
   writeFileSync(join(dir, 'b.txt'), 'Beta notes\nBeavers build dams.');
   writeFileSync(join(dir, 'ignored.csv'), 'a,b\n1,2'); // not a document format: not even reported
-  const db = openStore(':memory:');
-  expect(await refreshIndex(db, dir)).toEqual({
+  const store = sqliteStoreNow(':memory:');
+  expect(await refreshIndex(store, dir)).toEqual({
     added: 2,
     updated: 0,
     removed: 0,
     unchanged: 0,
     skipped: [],
   });
-  expect(listDocuments(db, dir).map((d) => [d.slug, d.title])).toEqual([
+  expect((await listDocuments(store, dir)).map((d) => [d.slug, d.title])).toEqual([
     ['a', 'Alpha Handbook'],
     ['b', 'Beta notes'],
   ]);
-  expect(searchDocuments(db, dir, 'Where do alpacas graze?').map((h) => h.slug)).toEqual(['a']);
+  expect((await searchDocuments(store, dir, 'Where do alpacas graze?')).map((h) => h.slug)).toEqual(['a']);
 
   writeFileSync(
     join(dir, 'a.md'),
@@ -39,16 +39,16 @@ it('indexes every Markdown and text file, refreshes changed ones, forgets remove
   );
   utimesSync(join(dir, 'a.md'), new Date(), new Date(Date.now() + 5000));
   rmSync(join(dir, 'b.txt'));
-  expect(await refreshIndex(db, dir)).toEqual({
+  expect(await refreshIndex(store, dir)).toEqual({
     added: 0,
     updated: 1,
     removed: 1,
     unchanged: 0,
     skipped: [],
   });
-  expect(searchDocuments(db, dir, 'river').map((h) => h.slug)).toEqual(['a']);
-  expect(searchDocuments(db, dir, 'beavers')).toEqual([]);
-  expect(await refreshIndex(db, dir)).toEqual({
+  expect((await searchDocuments(store, dir, 'river')).map((h) => h.slug)).toEqual(['a']);
+  expect(await searchDocuments(store, dir, 'beavers')).toEqual([]);
+  expect(await refreshIndex(store, dir)).toEqual({
     added: 0,
     updated: 0,
     removed: 0,
@@ -69,9 +69,9 @@ it('follows links to files and folders, reads each real folder once, and ignores
   symlinkSync(join(outside, 'shared'), join(dir, 'shared'));
   symlinkSync(join(outside, 'shared'), join(dir, 'team'));
   symlinkSync(join(outside, 'note.md'), join(dir, 'note.md'));
-  const db = openStore(':memory:');
-  const stats = await refreshIndex(db, dir);
-  expect(listDocuments(db, dir).map((d) => [d.slug, d.path])).toEqual([
+  const store = sqliteStoreNow(':memory:');
+  const stats = await refreshIndex(store, dir);
+  expect((await listDocuments(store, dir)).map((d) => [d.slug, d.path])).toEqual([
     ['note', join(dir, 'note.md')],
     ['own', join(dir, 'own.md')],
     ['shared/guide', join(dir, 'shared', 'guide.md')],
@@ -84,21 +84,21 @@ it('follows links to files and folders, reads each real folder once, and ignores
 it('stops at Ctrl-C between files, writing nothing half-read', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-docs-'));
   writeFileSync(join(dir, 'a.md'), '# A\n\nAlpacas graze.');
-  const db = openStore(':memory:');
+  const store = sqliteStoreNow(':memory:');
   const controller = new AbortController();
   controller.abort();
-  await expect(refreshIndex(db, dir, { signal: controller.signal })).rejects.toThrow(AbortedError);
-  expect(listDocuments(db, dir)).toEqual([]);
-  expect((await refreshIndex(db, dir)).added).toBe(1);
+  await expect(refreshIndex(store, dir, { signal: controller.signal })).rejects.toThrow(AbortedError);
+  expect(await listDocuments(store, dir)).toEqual([]);
+  expect((await refreshIndex(store, dir)).added).toBe(1);
 });
 
-it('refuses a content folder that does not exist', () => {
+it('refuses a content folder that does not exist', async () => {
   expect(() => contentDirectory('/no/such/folder')).toThrow(
     /^The content folder \/no\/such\/folder does not exist\./,
   );
 });
 
-it('splits Markdown into sentences, tables into rows', () => {
+it('splits Markdown into sentences, tables into rows', async () => {
   expect(
     markdownSentences(
       '# T\n\n| Amount | Who |\n| --- | --- |\n| Up to $500 | Your manager |\n\n- **Bold** item. Second one.\n',
@@ -108,7 +108,7 @@ it('splits Markdown into sentences, tables into rows', () => {
   expect(coversAmount('Up to $500 — Your manager', 20_000)).toBe(false);
 });
 
-it('checks citations: dangling numbers and uncited statements', () => {
+it('checks citations: dangling numbers and uncited statements', async () => {
   const check = checkCitations(
     'Refunds up to $200 need no approval [1]. Trains are preferred [2, 3].\n\n- The limit rose in 2025.\n- Summary:\nIt is what the policy says and nothing more.',
     [1, 2],

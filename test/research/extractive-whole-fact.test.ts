@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
 import { quoteUnits, sentences } from '../../src/research/extractive/units.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
-import { openStore } from '../../src/store/open.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // The no-key answer quotes the fact whole: the sentence whose numbers and comparison match the question,
 // with the list, default or header that completes it.
@@ -13,9 +13,9 @@ import { openStore } from '../../src/store/open.js';
 async function ask(files: Record<string, string>, question: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-extractive-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const db = openStore(':memory:');
-  await refreshIndex(db, dir);
-  return extractiveAnswer(db, dir, question).answer.split('\n');
+  const store = sqliteStoreNow(':memory:');
+  await refreshIndex(store, dir);
+  return (await extractiveAnswer(store, dir, question)).answer.split('\n');
 }
 
 const REFUNDS = `# Refunds
@@ -74,7 +74,7 @@ PayPal is not accepted.
   expect(lines.some((l) => l.includes('?'))).toBe(false);
 });
 
-it('never ends a sentence inside a code span', () => {
+it('never ends a sentence inside a code span', async () => {
   expect(sentences('Run `make. Then test` first. Then deploy.')).toEqual([
     'Run `make. Then test` first.',
     'Then deploy.',

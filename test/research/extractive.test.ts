@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
-import { openStore } from '../../src/store/open.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 /** Long filler prose with none of the question's words. */
 function chapter(n: number): string {
@@ -40,10 +40,10 @@ it('finds a fact deep in a long document that a whole-document search ranks belo
     parking: '# Parking\n\nThe nightly parking limit at the London office is two hours after close.',
   };
   for (const [name, text] of Object.entries(short)) writeFileSync(join(dir, `${name}.md`), text);
-  const db = openStore(':memory:');
-  await refreshIndex(db, dir);
+  const store = sqliteStoreNow(':memory:');
+  await refreshIndex(store, dir);
   const question = 'What is the nightly hotel limit in London?';
-  const { answer, sources } = extractiveAnswer(db, dir, question);
+  const { answer, sources } = await extractiveAnswer(store, dir, question);
   const lines = answer.split('\n');
   expect(lines[0]).toBe('- The nightly hotel limit in London is $300, taxes included. [1]');
   expect(sources[0]).toMatchObject({ n: 1, slug: 'handbook', title: 'Staff Handbook', kind: 'document' });
@@ -56,7 +56,7 @@ it('finds a fact deep in a long document that a whole-document search ranks belo
 it('answers nothing when no passage shares a word with the question', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-extractive-'));
   writeFileSync(join(dir, 'a.md'), '# Alpha\n\nAlpacas graze in the north field.');
-  const db = openStore(':memory:');
-  await refreshIndex(db, dir);
-  expect(extractiveAnswer(db, dir, 'zebra migration patterns')).toEqual({ answer: '', sources: [] });
+  const store = sqliteStoreNow(':memory:');
+  await refreshIndex(store, dir);
+  expect(await extractiveAnswer(store, dir, 'zebra migration patterns')).toEqual({ answer: '', sources: [] });
 });

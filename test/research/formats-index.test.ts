@@ -20,10 +20,10 @@ import {
   refreshIndex,
   searchPassages,
 } from '../../src/research/documents.js';
-import { openStore } from '../../src/store/open.js';
 import { ROOT } from '../support/cli.js';
 import { makeDocx } from '../support/make-docx.js';
 import { makePdf, truncatePdf } from '../support/make-pdf.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 function folder(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-formats-'));
@@ -69,15 +69,15 @@ describe('documents in every format', () => {
       'policies/travel.md': '# Travel Policy\n\nTrains are preferred under 500 km.',
       'notes.txt': 'Office plants\nThe plants are watered on Mondays.',
     });
-    const db = openStore(':memory:');
-    expect(await refreshIndex(db, dir)).toEqual({
+    const store = sqliteStoreNow(':memory:');
+    expect(await refreshIndex(store, dir)).toEqual({
       added: 8,
       updated: 0,
       removed: 0,
       unchanged: 0,
       skipped: [],
     });
-    expect(listDocuments(db, dir).map((d) => [d.slug, d.title])).toEqual([
+    expect((await listDocuments(store, dir)).map((d) => [d.slug, d.title])).toEqual([
       ['handbook', 'Support Handbook'], // PDF title metadata
       ['memo', 'memo.docx'], // no heading: the file name, not the first line
       ['notes', 'Office plants'], // a text file's first line
@@ -87,31 +87,31 @@ describe('documents in every format', () => {
       ['scan-notes', 'scan-notes.pdf'], // no heading, no metadata: the file name
       ['site/untitled', 'Canteen hours'], // no heading: the HTML title
     ]);
-    const pdf = getDocument(db, dir, 'handbook')!;
+    const pdf = (await getDocument(store, dir, 'handbook'))!;
     expect(pdf.body).toBe(
       '[Page 1]\nRefunds\nAgents may refund up to $200 without approval.\n\n[Page 2]\nEscalation\nCall the duty manager.',
     );
     expect(pdf.path).toBe(join(dir, 'handbook.pdf'));
     // The Word document as Markdown: headings and the table's rows, cells of a row on one line.
-    const docx = getDocument(db, dir, 'policies/expenses')!.body;
+    const docx = (await getDocument(store, dir, 'policies/expenses'))!.body;
     expect(docx).toMatch(
       /^# Expenses Policy\n\nSubmit claims within 30 days of the purchase\.\n\n## Meals\n/,
     );
     expect(docx).toMatch(/\| Overnight \| \$75 \|/);
-    expect(searchPassages(db, dir, 'overnight daily limit')[0]).toMatchObject({
+    expect((await searchPassages(store, dir, 'overnight daily limit'))[0]).toMatchObject({
       slug: 'policies/expenses',
       headingPath: 'Expenses Policy > Meals',
     });
     // The HTML's main content as Markdown: navigation and footer gone, the table kept as rows.
-    const html = getDocument(db, dir, 'parking')!.body;
+    const html = (await getDocument(store, dir, 'parking'))!.body;
     expect(html).toContain('Visitors park in bay C');
     expect(html).toContain('| Monthly | $40 |');
     expect(html).not.toMatch(/Home|©/);
     // Passages know where they are: a PDF passage its page, an HTML one its headings.
-    expect(searchPassages(db, dir, 'duty manager').map((h) => [h.slug, h.headingPath])).toEqual([
+    expect((await searchPassages(store, dir, 'duty manager')).map((h) => [h.slug, h.headingPath])).toEqual([
       ['handbook', 'Page 2'],
     ]);
-    expect(searchPassages(db, dir, 'monthly permit cost')[0]).toMatchObject({
+    expect((await searchPassages(store, dir, 'monthly permit cost'))[0]).toMatchObject({
       slug: 'parking',
       headingPath: 'Visitor Parking > Permits',
     });
@@ -123,9 +123,9 @@ describe('documents in every format', () => {
       'travel.md': '# Travel\n\nHotels are booked through the portal.',
       'travel.txt': 'Travel notes\nTaxis need a receipt.',
     });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
-    expect(listDocuments(db, dir).map((d) => [d.slug, d.path])).toEqual([
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
+    expect((await listDocuments(store, dir)).map((d) => [d.slug, d.path])).toEqual([
       ['travel', join(dir, 'travel.md')],
       ['travel.pdf', join(dir, 'travel.pdf')],
       ['travel.txt', join(dir, 'travel.txt')],
@@ -137,19 +137,19 @@ describe('documents in every format', () => {
       'a.pdf': makePdf({ pages: [['Version one of the rota.']] }),
       'b.html': HTML,
     });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
     writeFileSync(join(dir, 'a.pdf'), makePdf({ pages: [['Version two of the rota, with nights.']] }));
     utimesSync(join(dir, 'a.pdf'), new Date(), new Date(Date.now() + 5000));
-    expect(await refreshIndex(db, dir)).toEqual({
+    expect(await refreshIndex(store, dir)).toEqual({
       added: 0,
       updated: 1,
       removed: 0,
       unchanged: 1,
       skipped: [],
     });
-    expect(getDocument(db, dir, 'a')!.body).toContain('Version two');
-    expect(searchPassages(db, dir, 'version')).toHaveLength(1);
+    expect((await getDocument(store, dir, 'a'))!.body).toContain('Version two');
+    expect(await searchPassages(store, dir, 'version')).toHaveLength(1);
   });
 
   it('decodes text saved as UTF-16 or as Windows-1252, with Windows line ends', async () => {
@@ -162,19 +162,19 @@ describe('documents in every format', () => {
       'windows.md': 'Canteen\r\n=======\r\n\r\nSoup on Fridays.\r\n',
       'front.md': '---\ntitle: "Opening hours"\nowner: Facilities\n---\nThe doors open at 7:00.\n',
     });
-    const db = openStore(':memory:');
-    expect((await refreshIndex(db, dir)).added).toBe(4);
-    expect(getDocument(db, dir, 'utf16')!.body).toBe('Menu\nCafé crème at 9.');
-    expect(getDocument(db, dir, 'legacy')!.body).toBe('# Menu\n\nCafé crème at 9.');
-    expect(getDocument(db, dir, 'windows')).toMatchObject({
+    const store = sqliteStoreNow(':memory:');
+    expect((await refreshIndex(store, dir)).added).toBe(4);
+    expect((await getDocument(store, dir, 'utf16'))!.body).toBe('Menu\nCafé crème at 9.');
+    expect((await getDocument(store, dir, 'legacy'))!.body).toBe('# Menu\n\nCafé crème at 9.');
+    expect(await getDocument(store, dir, 'windows')).toMatchObject({
       title: 'Canteen',
       body: 'Canteen\n=======\n\nSoup on Fridays.\n',
     });
-    expect(searchPassages(db, dir, 'soup')[0]).toMatchObject({
+    expect((await searchPassages(store, dir, 'soup'))[0]).toMatchObject({
       headingPath: 'Canteen',
       text: 'Soup on Fridays.',
     });
-    expect(getDocument(db, dir, 'front')!.title).toBe('Opening hours'); // front matter, not "---"
+    expect((await getDocument(store, dir, 'front'))!.title).toBe('Opening hours'); // front matter, not "---"
   });
 });
 
@@ -195,7 +195,7 @@ const projectReadable =
 function refreshAsUser(dir: string): RefreshStats {
   const script = `import { refreshIndex } from ${JSON.stringify(join(ROOT, 'dist/research/documents.js'))};
 import { openStore } from ${JSON.stringify(join(ROOT, 'dist/store/open.js'))};
-console.log(JSON.stringify(await refreshIndex(openStore(':memory:'), process.argv[1])));`;
+console.log(JSON.stringify(await refreshIndex(await openStore(':memory:'), process.argv[1])));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], {
     ...asNobody,
     encoding: 'utf8',
@@ -227,10 +227,10 @@ describe('files that cannot be read', () => {
     ftruncateSync(fd, 51 * 2 ** 20);
     closeSync(fd);
 
-    const db = openStore(':memory:');
-    const stats = await refreshIndex(db, dir);
+    const store = sqliteStoreNow(':memory:');
+    const stats = await refreshIndex(store, dir);
     expect(stats).toMatchObject({ added: 2, updated: 0, removed: 0, unchanged: 0 });
-    expect(listDocuments(db, dir).map((d) => d.slug)).toEqual(['good', 'sub/more']);
+    expect((await listDocuments(store, dir)).map((d) => d.slug)).toEqual(['good', 'sub/more']);
     const reasons = Object.fromEntries(stats.skipped.map((s) => [s.path, s.reason]));
     expect(stats.skipped).toHaveLength(Object.keys(reasons).length); // once each
     expect(reasons).toEqual({
@@ -248,28 +248,28 @@ describe('files that cannot be read', () => {
     });
 
     // Nothing changed: the same files are reported again (and retried), the good ones not read again.
-    const again = await refreshIndex(db, dir);
+    const again = await refreshIndex(store, dir);
     expect(again).toMatchObject({ added: 0, unchanged: 2 });
     expect(again.skipped.map((s) => s.path).sort()).toEqual(Object.keys(reasons).sort());
 
     // A fixed file is picked up on the next run.
     writeFileSync(join(dir, 'empty.md'), '# Now filled\n\nWith text.');
-    expect(await refreshIndex(db, dir)).toMatchObject({ added: 1, unchanged: 2 });
-    expect(getDocument(db, dir, 'empty')!.title).toBe('Now filled');
+    expect(await refreshIndex(store, dir)).toMatchObject({ added: 1, unchanged: 2 });
+    expect((await getDocument(store, dir, 'empty'))!.title).toBe('Now filled');
   });
 
   it('drops the indexed copy of a file that no longer reads', async () => {
     const dir = folder({ 'a.md': '# A\n\nAlpacas graze.', 'b.md': '# B\n\nBeavers build.' });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
     writeFileSync(join(dir, 'a.md'), Buffer.from([0, 1, 2, 3]));
     utimesSync(join(dir, 'a.md'), new Date(), new Date(Date.now() + 5000));
-    expect(await refreshIndex(db, dir)).toMatchObject({
+    expect(await refreshIndex(store, dir)).toMatchObject({
       removed: 1,
       unchanged: 1,
       skipped: [{ path: 'a.md' }],
     });
-    expect(searchPassages(db, dir, 'alpacas')).toEqual([]);
+    expect(await searchPassages(store, dir, 'alpacas')).toEqual([]);
   });
 
   it.skipIf(!projectReadable)('skips a file or folder it has no permission to read', () => {

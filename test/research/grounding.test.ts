@@ -6,8 +6,8 @@ import { refreshIndex } from '../../src/research/documents.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
 import { checkGrounding } from '../../src/research/grounding/index.js';
 import { markdownSentences } from '../../src/research/text.js';
-import { openStore } from '../../src/store/open.js';
 import { ROOT } from '../support/cli.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 const REFUNDS =
   'A support agent can refund up to $1000 per order without approval. Customers may return unused items ' +
@@ -21,7 +21,7 @@ const sources = [
 const unsupported = (answer: string, s = sources) => checkGrounding(answer, s).unsupported;
 
 describe('checkGrounding', () => {
-  it('treats $1,000 as 1000 and 30 as thirty, both ways', () => {
+  it('treats $1,000 as 1000 and 30 as thirty, both ways', async () => {
     const result = checkGrounding(
       'An agent may refund up to $1,000 without approval [1]. Unused items can be returned within 30 days [1].',
       sources,
@@ -31,7 +31,7 @@ describe('checkGrounding', () => {
     expect(unsupported('Agents refund up to $1000 [1]. Returns take thirty days [1].', reverse)).toEqual([]);
   });
 
-  it('flags a sentence whose number is not in its cited source, saying what is missing', () => {
+  it('flags a sentence whose number is not in its cited source, saying what is missing', async () => {
     const result = checkGrounding(
       'Agents can refund up to $1,000 [1]. Returns are accepted within 45 days, and 3% are audited [1].',
       sources,
@@ -46,7 +46,7 @@ describe('checkGrounding', () => {
     ]);
   });
 
-  it('passes a correct answer, and ignores uncited sentences, markers, list ordinals and heading numbers', () => {
+  it('passes a correct answer, and ignores uncited sentences, markers, list ordinals and heading numbers', async () => {
     const answer = [
       '## 1. Refund limits',
       '',
@@ -61,7 +61,7 @@ describe('checkGrounding', () => {
     expect(checkGrounding(answer, sources)).toEqual({ checked: 5, unsupported: [] });
   });
 
-  it('checks quoted phrases, ignoring case, spacing and punctuation', () => {
+  it('checks quoted phrases, ignoring case, spacing and punctuation', async () => {
     expect(unsupported('The policy says “REFUND up to $1000   per order” [1].')).toEqual([]);
     expect(unsupported('It is "without approval." [1]')).toEqual([]);
     expect(unsupported('The policy says "refunds are final" and applies to "unused items" [1].')).toEqual([
@@ -76,14 +76,14 @@ describe('checkGrounding', () => {
     expect(unsupported('It says "port refund" [1].')).toHaveLength(1);
   });
 
-  it('matches whole numbers only: 200 is not in 2000 nor in 1,200', () => {
+  it('matches whole numbers only: 200 is not in 2000 nor in 1,200', async () => {
     const s = [{ n: 1, text: 'The fee is 2000 euros, or 1,200 for members, from 2200 onwards.' }];
     expect(unsupported('The fee is 200 euros [1].', s)[0]?.missing).toEqual(['200 euros']);
     expect(unsupported('Members pay 1200, others 2,000 [1].', s)).toEqual([]);
     expect(unsupported('Members pay 120 [1].', s)[0]?.missing).toEqual(['120']);
   });
 
-  it('accepts a number found in any source the sentence cites, but not in one it does not cite', () => {
+  it('accepts a number found in any source the sentence cites, but not in one it does not cite', async () => {
     expect(unsupported('Team leads approve refunds up to $5,000 [1][2].')).toEqual([]);
     expect(unsupported('Team leads approve refunds up to $5,000 [1, 2].')).toEqual([]);
     expect(unsupported('Team leads approve refunds up to $5,000 [1].')).toEqual([
@@ -91,7 +91,7 @@ describe('checkGrounding', () => {
     ]);
   });
 
-  it('compares percentages, amounts and durations by value', () => {
+  it('compares percentages, amounts and durations by value', async () => {
     const s = [
       {
         n: 1,
@@ -111,7 +111,7 @@ describe('checkGrounding', () => {
     expect(unsupported('The trial lasts 3 weeks [1].', s)[0]?.missing).toEqual(['3 weeks']);
   });
 
-  it('matches dates across the forms they are written in', () => {
+  it('matches dates across the forms they are written in', async () => {
     const s = [{ n: 1, text: 'Last reviewed: 2026-03-01. The office closes on 24 December 2026 at 5 pm.' }];
     expect(
       unsupported(
@@ -124,14 +124,14 @@ describe('checkGrounding', () => {
     expect(unsupported('It closes at 6 pm [1].', s)[0]?.missing).toEqual(['6 pm']);
   });
 
-  it('leaves citations that name no source to the citation check', () => {
+  it('leaves citations that name no source to the citation check', async () => {
     expect(checkGrounding('Refunds up to $999 [7].', sources)).toEqual({ checked: 0, unsupported: [] });
     expect(unsupported('Refunds up to $999 [1][7].')).toEqual([
       { sentence: 'Refunds up to $999 [1][7].', cites: [1, 7], missing: ['$999'] },
     ]);
   });
 
-  it('skips a source list at the end of the answer', () => {
+  it('skips a source list at the end of the answer', async () => {
     const answer =
       'Agents refund up to $1000 [1].\n\n## Sources\n\n[1] Refunds — content/refunds.md (read 2026-05-04)';
     expect(checkGrounding(answer, sources)).toEqual({ checked: 1, unsupported: [] });
@@ -150,19 +150,19 @@ describe('checkGrounding', () => {
     expect(checkGrounding(shifted, docs).unsupported.length).toBeGreaterThan(20);
 
     // And the extractive answerer's own output, checked against the documents it quoted.
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
     for (const question of ['How much can a support agent refund?', 'When must expenses be submitted?']) {
-      const { answer, sources } = extractiveAnswer(db, dir, question);
+      const { answer, sources } = await extractiveAnswer(store, dir, question);
       const withText = sources.map((s) => ({ n: s.n, text: readFileSync(s.location, 'utf8') }));
       const result = checkGrounding(answer, withText);
       expect(result.checked).toBeGreaterThan(0);
       expect(result.unsupported).toEqual([]);
     }
-    db.close();
+    await store.close();
   });
 
-  it('checks many claims against long sources (its speed is measured in bench/grounding.mjs)', () => {
+  it('checks many claims against long sources (its speed is measured in bench/grounding.mjs)', async () => {
     const text = `${REFUNDS} ${APPROVALS} `.repeat(200); // about 50 KB each
     const many = Array.from({ length: 10 }, (_, i) => ({ n: i + 1, text }));
     const answer = Array.from(
@@ -248,7 +248,7 @@ function spell(f: Figure, kind: number, style: number): string {
   return forms[style % forms.length]!;
 }
 
-it('tells apart currencies, units, versions and quarters, but accepts a bare number for any unit', () => {
+it('tells apart currencies, units, versions and quarters, but accepts a bare number for any unit', async () => {
   const source = {
     n: 1,
     text: 'The fee is USD 1,200. Claims take 30 days. Version 2.3.1 shipped; revenue grew 15% in Q3 2024. Limit: 500.',
@@ -266,7 +266,7 @@ it('tells apart currencies, units, versions and quarters, but accepts a bare num
   expect(flagged('The limit is $500 [1].')).toEqual([]);
 });
 
-it('never flags a sentence built only from its cited source’s own figures, however they are written', () => {
+it('never flags a sentence built only from its cited source’s own figures, however they are written', async () => {
   const case_ = fc.record({
     figures: fc.array(fc.tuple(figure, fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }),
     filler: fc.array(fc.constantFrom(...FILLER), { minLength: 1, maxLength: 4 }),
@@ -301,7 +301,7 @@ const PROSE = [
   'Prof. Chen approved 10 000 licences at USD 1,000 each, approx. 1.5m in total. St. Louis gets thirty days, Ft. Worth fifteen percent.',
 ].join('\n\n');
 
-it('never flags a sentence copied word for word from its cited source (real text, with abbreviations)', () => {
+it('never flags a sentence copied word for word from its cited source (real text, with abbreviations)', async () => {
   const dir = join(ROOT, 'content');
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
   const docs = [PROSE, ...files.map((f) => readFileSync(join(dir, f), 'utf8'))].map((text, i) => ({

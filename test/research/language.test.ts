@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/providers/registry.js';
 import { runResearch } from '../../src/research/pipeline.js';
 import { LANGUAGE_RULE, REPORT_SYSTEM, WRITE_SYSTEM } from '../../src/research/prompts.js';
-import { openStore } from '../../src/store/open.js';
 import { startStepModel } from '../support/step-model.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // The answer is written in the reader's language, whatever the sources are written in.
 
@@ -21,7 +21,7 @@ beforeEach(async () => {
 afterEach(() => model.close());
 
 describe('answers in the language of the question', () => {
-  it('the write and report prompts say so, and keep numbers as the sources write them', () => {
+  it('the write and report prompts say so, and keep numbers as the sources write them', async () => {
     for (const system of [WRITE_SYSTEM, REPORT_SYSTEM]) {
       expect(system).toContain(LANGUAGE_RULE);
       expect(system).toMatch(/language of the question, whatever language the notes are in/);
@@ -39,7 +39,7 @@ describe('answers in the language of the question', () => {
     for (const report of [false, true]) {
       const result = await runResearch({
         question,
-        db: openStore(':memory:'),
+        store: sqliteStoreNow(':memory:'),
         contentDir: dir,
         env: {},
         models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },

@@ -11,8 +11,9 @@ import {
   searchPassages,
   splitPassages,
 } from '../../src/research/documents.js';
-import { loadMigrations, migrate } from '../../src/store/migrations.js';
-import { openStore } from '../../src/store/open.js';
+import { loadMigrations, migrate } from '../../src/store/sqlite/migrations.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 /** Deterministic filler prose that shares no word with the facts the tests look for. */
 function filler(seed: number, sentences: number): string {
@@ -57,7 +58,7 @@ function folder(files: Record<string, string>): string {
 }
 
 describe('splitting a document into passages', () => {
-  it('follows the headings, keeps each heading path, and slices the body exactly', () => {
+  it('follows the headings, keeps each heading path, and slices the body exactly', async () => {
     const body =
       'Intro line before any heading.\n\n# Travel Policy\n\n## Hotels\n\nBook through the portal.\n\n### London\n\nThe limit is $300.\n\n```sh\n# not a heading\necho hi\n```\n\n## Meals\n\nUp to $75 a day.\n';
     const passages = splitPassages(body);
@@ -73,7 +74,7 @@ describe('splitting a document into passages', () => {
     expect(passages.some((p) => p.headingPath === 'Travel Policy')).toBe(false);
   });
 
-  it('reads underlined headings and starts a passage at each PDF page marker', () => {
+  it('reads underlined headings and starts a passage at each PDF page marker', async () => {
     const passages = splitPassages(
       'Annual Report\n=============\n\n[Page 1]\nRevenue grew.\n\n[Page 2]\nCosts fell.\n\nOutlook\n-------\nSteady.',
     );
@@ -84,7 +85,7 @@ describe('splitting a document into passages', () => {
     ]);
   });
 
-  it('cuts a long section at paragraphs, then sentences, to the size bound', () => {
+  it('cuts a long section at paragraphs, then sentences, to the size bound', async () => {
     const paragraphs = Array.from({ length: 12 }, (_, i) => filler(i + 1, 6)).join('\n\n');
     const long = filler(99, 80); // one paragraph of about 5,000 characters
     const body = `# A\n\n${paragraphs}\n\n## B\n\n${long}`;
@@ -108,7 +109,7 @@ describe('splitting a document into passages', () => {
     ).toBe(body.replace(/^#.*$/gm, '').replace(/\s/g, ''));
   });
 
-  it('never cuts inside a table row, even one longer than the bound', () => {
+  it('never cuts inside a table row, even one longer than the bound', async () => {
     const rows = Array.from({ length: 60 }, (_, i) => `| Row ${i} | ${'cell '.repeat(8)}| $${i * 100} |`);
     const wide = `| Wide | ${'x'.repeat(PASSAGE_CHARS + 200)} |`;
     const body = `# Rates\n\n| Name | Notes | Amount |\n| --- | --- | --- |\n${rows.join('\n')}\n${wide}\n`;
@@ -125,9 +126,10 @@ describe('the passage index', () => {
       'travel.md': '# Travel\n\n## Hotels\n\nThe limit is $300 in Zurich.\n',
       'meals.md': '# Meals\n\nBreakfast is included in the hotel rate.\n',
     });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
-    expect(searchPassages(db, dir, 'Zurich').map((h) => [h.slug, h.headingPath])).toEqual([
+    const store = sqliteStoreNow(':memory:');
+    const db = store.db;
+    await refreshIndex(store, dir);
+    expect((await searchPassages(store, dir, 'Zurich')).map((h) => [h.slug, h.headingPath])).toEqual([
       ['travel', 'Travel > Hotels'],
     ]);
 
@@ -137,10 +139,12 @@ describe('the passage index', () => {
     );
     utimesSync(join(dir, 'travel.md'), new Date(), new Date(Date.now() + 5000));
     rmSync(join(dir, 'meals.md'));
-    expect(await refreshIndex(db, dir)).toMatchObject({ updated: 1, removed: 1 });
-    expect(searchPassages(db, dir, 'Zurich')).toEqual([]);
-    expect(searchPassages(db, dir, 'breakfast')).toEqual([]);
-    expect(searchPassages(db, dir, 'Geneva').map((h) => h.headingPath)).toEqual(['Travel > Trains']);
+    expect(await refreshIndex(store, dir)).toMatchObject({ updated: 1, removed: 1 });
+    expect(await searchPassages(store, dir, 'Zurich')).toEqual([]);
+    expect(await searchPassages(store, dir, 'breakfast')).toEqual([]);
+    expect((await searchPassages(store, dir, 'Geneva')).map((h) => h.headingPath)).toEqual([
+      'Travel > Trains',
+    ]);
     expect(db.prepare('SELECT count(*) FROM passage_spans').pluck().get()).toBe(1);
     // The full-text index holds exactly the passages there are: no row of a deleted passage remains.
     expect(
@@ -158,18 +162,19 @@ describe('the passage index', () => {
       'a.md': '# Airport\n\nAirport taxis, airport parking and the airport hotel: airport rules.\n',
       'b.md': '# Airport taxis\n\nAirport taxis need a receipt for every airport trip.\n',
     });
-    const db = openStore(':memory:');
-    await refreshIndex(db, mine);
-    await refreshIndex(db, other);
-    expect(searchPassages(db, mine, 'airport taxis', 1).map((h) => h.path)).toEqual([
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, mine);
+    await refreshIndex(store, other);
+    expect((await searchPassages(store, mine, 'airport taxis', 1)).map((h) => h.path)).toEqual([
       join(mine, 'travel.md'),
     ]);
-    expect(searchPassages(db, other, 'airport taxis', 5)).toHaveLength(2);
+    expect(await searchPassages(store, other, 'airport taxis', 5)).toHaveLength(2);
   });
 
   it('is filled for documents indexed before passages existed', async () => {
     const dir = folder({ 'travel.md': '# Travel\n\nThe limit is $300 in Zurich.\n' });
     const db = new Database(':memory:');
+    const store = new SqliteStore(db, 'tester');
     const steps = loadMigrations();
     migrate(
       db,
@@ -181,8 +186,8 @@ describe('the passage index', () => {
     ).run(dir, join(dir, 'travel.md'), 0, 0);
     migrate(db, steps);
     expect(db.prepare('SELECT title FROM documents').pluck().get()).toBe('Travel');
-    expect(await refreshIndex(db, dir)).toMatchObject({ updated: 1, unchanged: 0 });
-    expect(searchPassages(db, dir, 'Zurich').map((h) => h.slug)).toEqual(['travel']);
+    expect(await refreshIndex(store, dir)).toMatchObject({ updated: 1, unchanged: 0 });
+    expect((await searchPassages(store, dir, 'Zurich')).map((h) => h.slug)).toEqual(['travel']);
   });
 });
 
@@ -192,24 +197,24 @@ describe('a document as a source', () => {
   it('sends a document that fits the budget whole', async () => {
     const body = '# Travel\n\nThe nightly hotel limit in London is $300.\n';
     const dir = folder({ 'travel.md': body });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
-    expect(documentSource(db, dir, 'travel', [question], 24_000)).toEqual({
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
+    expect(await documentSource(store, dir, 'travel', [question], 24_000)).toEqual({
       text: body,
       excerpted: false,
       title: 'Travel',
       path: join(dir, 'travel.md'),
     });
-    expect(documentSource(db, dir, 'nothing-here', [question], 24_000)).toBeUndefined();
+    expect(await documentSource(store, dir, 'nothing-here', [question], 24_000)).toBeUndefined();
   });
 
   it('sends the passages of a long document that answer the question, under their headings, in document order', async () => {
     const body = longHandbook();
     expect(body.indexOf('London is $300')).toBeGreaterThan(50_000);
     const dir = folder({ 'handbook.md': body });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
-    const source = documentSource(db, dir, 'handbook', [question, 'team roster'], 24_000)!;
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
+    const source = (await documentSource(store, dir, 'handbook', [question, 'team roster'], 24_000))!;
     expect(source.excerpted).toBe(true);
     expect(source.text.length).toBeLessThanOrEqual(24_000);
     expect(source.text).toContain(
@@ -232,14 +237,14 @@ describe('a document as a source', () => {
 
   it('keeps to a small budget, and starts at the beginning when nothing matches', async () => {
     const dir = folder({ 'handbook.md': longHandbook() });
-    const db = openStore(':memory:');
-    await refreshIndex(db, dir);
-    const small = documentSource(db, dir, 'handbook', [question], 2_000)!;
+    const store = sqliteStoreNow(':memory:');
+    await refreshIndex(store, dir);
+    const small = (await documentSource(store, dir, 'handbook', [question], 2_000))!;
     expect(small.text.length).toBeLessThanOrEqual(2_000);
     expect(small.text).toContain('London is $300');
-    const none = documentSource(db, dir, 'handbook', ['zebra migration'], 3_000)!;
+    const none = (await documentSource(store, dir, 'handbook', ['zebra migration'], 3_000))!;
     expect(none.text.startsWith('## Staff Handbook > Chapter 1 > Part 1.1\n\nThe ')).toBe(true);
     expect(none.text.endsWith('\n\n[…]')).toBe(true);
-    expect(getDocument(db, dir, 'handbook')!.body.length).toBeGreaterThan(80_000);
+    expect((await getDocument(store, dir, 'handbook'))!.body.length).toBeGreaterThan(80_000);
   });
 });

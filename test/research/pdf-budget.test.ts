@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sourceLine } from '../../src/cli/research-render.js';
 import { styleFor } from '../../src/cli/style.js';
 import { runResearch } from '../../src/research/pipeline.js';
-import { openStore } from '../../src/store/open.js';
 import { runCli } from '../support/cli.js';
 import { makePdf } from '../support/make-pdf.js';
 import { contentFolder, fakeWeb, researchModel } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // A long PDF found by a search is read for its time budget, and the run says how much of it was read.
 
@@ -30,7 +30,7 @@ describe('research reads a long PDF by URL within its time budget', () => {
     });
     const result = await runResearch({
       question: 'What is the desk allowance?',
-      db: openStore(':memory:'),
+      store: sqliteStoreNow(':memory:'),
       contentDir: contentFolder({}),
       env: { ...w.env, AGENT_PDF_BUDGET_MS: '1' },
       models: { provider: model, smallModel: 'small', largeModel: 'large' },

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/providers/registry.js';
 import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
-import { openStore } from '../../src/store/open.js';
 import { json, type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { chatSse } from '../support/sse-builders.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 function contentDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-content-'));
@@ -108,12 +108,13 @@ const env = () => ({
 
 describe('research chain with a model', () => {
   it('plans (with one retry), collects, extracts in parallel, writes, checks citations and records every call', async () => {
-    const db = openStore(':memory:');
+    const store = sqliteStoreNow(':memory:');
+    const db = store.db;
     const events: ResearchEvent[] = [];
     const dir = contentDir();
     const result = await runResearch({
       question: 'How much can a support agent refund?',
-      db,
+      store,
       contentDir: dir,
       env: env(),
       models: {
@@ -186,11 +187,11 @@ describe('research chain with a model', () => {
   });
 
   it('ignores searches without a search key, saying so once, and sends nothing to a search service', async () => {
-    const db = openStore(':memory:');
+    const store = sqliteStoreNow(':memory:');
     const events: ResearchEvent[] = [];
     const result = await runResearch({
       question: 'refunds',
-      db,
+      store,
       contentDir: contentDir(),
       env: {},
       models: {
@@ -209,7 +210,7 @@ describe('research chain with a model', () => {
   });
 
   it('ends with a clear error when writing fails, and produces no answer', async () => {
-    const db = openStore(':memory:');
+    const store = sqliteStoreNow(':memory:');
     server.queue.push(
       sse(chatSse({ text: '{"documents": ["policies/refunds"], "searches": []}' })),
       sse(chatSse({ text: '- a fact' })),
@@ -219,7 +220,7 @@ describe('research chain with a model', () => {
     await expect(
       runResearch({
         question: 'refunds',
-        db,
+        store,
         contentDir: contentDir(),
         env: {},
         models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
@@ -234,7 +235,7 @@ describe('research chain with a model', () => {
     await expect(
       runResearch({
         question: 'refunds',
-        db: openStore(':memory:'),
+        store: sqliteStoreNow(':memory:'),
         contentDir: contentDir(),
         env: {},
         models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
@@ -256,7 +257,7 @@ describe('research chain with a model', () => {
     );
     const result = await runResearch({
       question: 'Where do visitors park?',
-      db: openStore(':memory:'),
+      store: sqliteStoreNow(':memory:'),
       contentDir: dir,
       env: {},
       models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
@@ -271,11 +272,11 @@ describe('research chain with a model', () => {
 
 describe('extractive mode (no model)', () => {
   it('answers from the best sentences of the local documents, cited, with no model call', async () => {
-    const db = openStore(':memory:');
+    const store = sqliteStoreNow(':memory:');
     const dir = contentDir();
     const result = await runResearch({
       question: 'How much can a support agent refund without approval?',
-      db,
+      store,
       contentDir: dir,
       env: {},
     });

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InterruptedRun, type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
-import { openStore } from '../../src/store/open.js';
-import { listRuns } from '../../src/store/research-runs.js';
 import { contentFolder, fakeWeb, researchModel, type Script, stepsOf } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // The chain with a recorder and a prior: a deep run (two rounds, web and documents) that fails at the
 // write is continued, in process, with every earlier step taken from the record.
@@ -36,10 +35,11 @@ async function world() {
     },
   );
   closers.push(w.server.close);
-  const db = openStore(':memory:');
+  const store = sqliteStoreNow(':memory:');
+  const db = store.db;
   const base = (provider: ReturnType<typeof researchModel>): ResearchOptions => ({
     question: 'What are the limits?',
-    db,
+    store,
     contentDir,
     env: w.env,
     models: { provider, smallModel: 'small', largeModel: 'large' },
@@ -48,7 +48,7 @@ async function world() {
     resumable: true,
   });
   const contentDir = contentFolder(docs);
-  return { w, db, base };
+  return { w, store, db, base };
 }
 
 /** A deep run that fails at its write, after both rounds were recorded. */
@@ -65,12 +65,12 @@ async function interrupted() {
 
 describe('a resumed research run', () => {
   it('takes the plans, searches, sources and facts it recorded, and pays only for the write', async () => {
-    const { w, db, base, first, failed } = await interrupted();
+    const { w, store, db, base, first, failed } = await interrupted();
     expect(failed).toBeInstanceOf(InterruptedRun);
     expect(failed).toMatchObject({ run: 1, exitCode: 1 });
     expect((failed as Error).message).toMatch(/^The write step failed: the network is gone/);
     expect(stepsOf(first.calls).join(' ')).toBe('plan extract extract followup extract extract write');
-    expect(listRuns(db)).toEqual([expect.objectContaining({ id: 1, status: 'unfinished' })]);
+    expect(await store.runs.list()).toEqual([expect.objectContaining({ id: 1, status: 'unfinished' })]);
 
     const second = researchModel(script(() => 'Hotels up to $300 [1]; meals $75 [3].'));
     const result = await runResearch({ ...base(second), runId: 'another-id', resume: 1 });
@@ -88,22 +88,22 @@ describe('a resumed research run', () => {
     const ledger = db.prepare('SELECT DISTINCT run_id FROM usage_ledger').pluck().all();
     expect(ledger).toEqual(['run-1']);
     expect(result.usage.calls).toBe(first.calls.length - 1 + 1);
-    expect(listRuns(db)).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
+    expect(await store.runs.list()).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
   });
 
   it('a run that fails before its plan is made leaves nothing, and its error is its own', async () => {
-    const { db, base } = await world();
+    const { store, base } = await world();
     const model = researchModel({ plan: () => 'no JSON here' });
     const failed = await runResearch(base(model)).catch((e: unknown) => e);
     expect(failed).not.toBeInstanceOf(InterruptedRun);
-    expect(listRuns(db)).toEqual([]);
+    expect(await store.runs.list()).toEqual([]);
   });
 
   it('a finished run is kept done, with no progress left behind', async () => {
-    const { db, base } = await world();
+    const { store, db, base } = await world();
     const result = await runResearch(base(researchModel(script(() => 'Hotels up to $300 [1].'))));
     expect(result.id).toBe(1);
-    expect(listRuns(db)).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
+    expect(await store.runs.list()).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
     expect(db.prepare('SELECT COUNT(*) FROM run_sources').pluck().get()).toBe(0);
   });
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runResearch } from '../../src/research/pipeline.js';
-import { openStore } from '../../src/store/open.js';
 import { json, startFakeServer } from '../support/fake-server.js';
 import { makeDocx } from '../support/make-docx.js';
 import { makePdf } from '../support/make-pdf.js';
 import { contentFolder, fakeWeb, researchModel, type Script } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // What reaches the extraction prompt, from every kind of source the chain reads.
 
@@ -22,7 +22,7 @@ async function research(
   const model = researchModel(script);
   const result = await runResearch({
     question,
-    db: openStore(':memory:'),
+    store: sqliteStoreNow(':memory:'),
     contentDir: dir,
     env,
     models: { provider: model, smallModel: 'small', largeModel: 'large' },

@@ -6,8 +6,8 @@ import { createProvider } from '../../src/providers/registry.js';
 import { type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
 import { resultJson } from '../../src/research/result-json.js';
 import { parseVerdicts } from '../../src/research/verify.js';
-import { openStore } from '../../src/store/open.js';
 import { startStepModel } from '../support/step-model.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // --verify through the real OpenAI SDK client against a loopback server that answers each step.
 
@@ -53,10 +53,11 @@ function content(): string {
 }
 
 async function run(extra: Partial<ResearchOptions> = {}) {
-  const db = openStore(':memory:');
+  const store = sqliteStoreNow(':memory:');
+  const db = store.db;
   const result = await runResearch({
     question: 'How do refunds and travel work?',
-    db,
+    store,
     contentDir: content(),
     env: {},
     models: {
@@ -181,7 +182,7 @@ describe('--verify', () => {
 });
 
 describe('reading a verdict reply', () => {
-  it('needs a valid verdict for every claim', () => {
+  it('needs a valid verdict for every claim', async () => {
     const two =
       '[{"claim":1,"verdict":"Supported","reason":"ok"},{"claim":2,"verdict":"partial","reason":"half"}]';
     expect(parseVerdicts(two, 2)?.get(1)).toEqual({ verdict: 'supported', reason: 'ok' });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runResearch } from '../../src/research/pipeline.js';
 import { StepClock, timingsLine } from '../../src/research/timings.js';
-import { openStore } from '../../src/store/open.js';
 import { contentFolder, fakeWeb, researchModel } from '../support/research-world.js';
+import { sqliteStoreNow } from '../support/stores.js';
 
 // Web sources wait only for what they need: a page is read the moment its own search (and the searches
 // planned before it) are back, not when the slowest search is; and every run reports its time per step.
@@ -27,7 +27,7 @@ describe('web sources in the chain', () => {
     const model = researchModel({ plan: () => '{"documents": [], "searches": ["quick", "slow"]}' });
     const result = await runResearch({
       question: 'What is the limit?',
-      db: openStore(':memory:'),
+      store: sqliteStoreNow(':memory:'),
       contentDir: contentFolder({}),
       env: w.env,
       models: { provider: model, smallModel: 'small', largeModel: 'large' },
@@ -48,7 +48,7 @@ describe('web sources in the chain', () => {
     const model = researchModel({ plan: () => '{"documents": ["a"], "searches": []}', extractDelay: 50 });
     const result = await runResearch({
       question: 'What is the limit?',
-      db: openStore(':memory:'),
+      store: sqliteStoreNow(':memory:'),
       contentDir: contentFolder({ 'a.md': '# A\n\nThe limit is $5.\n' }),
       env: {},
       models: { provider: model, smallModel: 'small', largeModel: 'large' },
@@ -62,7 +62,7 @@ describe('web sources in the chain', () => {
 });
 
 describe('StepClock', () => {
-  it('counts collection and extraction as one step and adds up rounds', () => {
+  it('counts collection and extraction as one step and adds up rounds', async () => {
     const clock = new StepClock();
     for (const name of [
       'index',

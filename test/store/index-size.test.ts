@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
 import { getDocument, refreshIndex, searchDocuments, searchPassages } from '../../src/research/documents.js';
-import { loadMigrations, migrate } from '../../src/store/migrations.js';
-import { openStore } from '../../src/store/open.js';
+import { loadMigrations, migrate } from '../../src/store/sqlite/migrations.js';
 import { tempDb } from '../support/cli.js';
+import { sqliteStore } from '../support/stores.js';
 
 // Migration 011 moves the document index's text into compressed blocks. An index written before it (the
 // text plain in documents.body, passage offsets in code points) is upgraded in place: its documents keep
@@ -42,29 +42,30 @@ it('upgrades an index written before 011: documents read again, the plain text g
   old.prepare('INSERT INTO indexed_roots (root, walked_at) VALUES (?, ?)').run(dir, Date.now() + 60_000);
   old.close();
 
-  const db = openStore(path);
+  const store = await sqliteStore(path);
+  const db = store.db;
   const columns = db.prepare("SELECT name FROM pragma_table_info('documents')").pluck().all();
   expect(columns).not.toContain('body');
   expect(db.prepare('SELECT title FROM documents').pluck().get()).toBe('Travel');
-  expect(searchPassages(db, dir, 'Zurich')).toEqual([]);
+  expect(await searchPassages(store, dir, 'Zurich')).toEqual([]);
   // The folder counts as never walked, so even a run that asked before the upgrade reads it again.
-  expect(await refreshIndex(db, dir)).toMatchObject({ added: 0, updated: 1, unchanged: 0 });
-  expect(getDocument(db, dir, 'travel')?.body).toBe(TEXT);
-  expect(searchPassages(db, dir, 'Zurich').map((h) => [h.headingPath, h.text])).toEqual([
+  expect(await refreshIndex(store, dir)).toMatchObject({ added: 0, updated: 1, unchanged: 0 });
+  expect((await getDocument(store, dir, 'travel'))?.body).toBe(TEXT);
+  expect((await searchPassages(store, dir, 'Zurich')).map((h) => [h.headingPath, h.text])).toEqual([
     ['Travel > Hotels', 'The nightly limit is $300 in Zurich.'],
   ]);
-  expect(searchDocuments(db, dir, 'Zurich').map((h) => h.slug)).toEqual(['travel']);
+  expect((await searchDocuments(store, dir, 'Zurich')).map((h) => h.slug)).toEqual(['travel']);
   db.exec("INSERT INTO passages_fts(passages_fts) VALUES ('integrity-check')");
-  db.close();
+  await store.close();
 });
 
 it('removes a document with its blocks and passages on any connection', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-011-'));
   writeFileSync(join(dir, 'travel.md'), TEXT);
   const path = tempDb();
-  const db = openStore(path);
-  await refreshIndex(db, dir);
-  db.close();
+  const store = await sqliteStore(path);
+  await refreshIndex(store, dir);
+  await store.close();
   // A connection without PRAGMA foreign_keys: the trigger still cleans up.
   const bare = new Database(path);
   bare.prepare('DELETE FROM documents').run();

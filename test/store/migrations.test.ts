@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate, migrations } from '../../src/store/migrations.js';
-import { openStore } from '../../src/store/open.js';
+import { migrate, migrations } from '../../src/store/sqlite/migrations.js';
+import { openDatabase } from '../../src/store/sqlite/open.js';
 import { runCli, tempDb } from '../support/cli.js';
 
 const columns = (db: Database.Database, table: string) =>
@@ -20,7 +20,7 @@ function oldDatabase(): string {
 }
 
 describe('migrations', () => {
-  it('are the SQL files of db/migrations, in order', () => {
+  it('are the SQL files of db/migrations/sqlite, in order', () => {
     expect(names().slice(0, 3)).toEqual(['001_usage_ledger', '002_notes', '003_documents']);
     expect([...names()].sort()).toEqual(names());
   });
@@ -36,7 +36,7 @@ describe('migrations', () => {
     expect(columns(db, 'usage_ledger')).toEqual(
       expect.arrayContaining(['id', 'ts', 'command', 'run_id', 'step', 'provider', 'model', 'cost_usd']),
     );
-    expect(columns(db, 'notes')).toEqual(['id', 'content', 'title', 'tags', 'created_at']);
+    expect(columns(db, 'notes')).toEqual(['id', 'content', 'title', 'tags', 'created_at', 'created_by']);
     expect(columns(db, 'documents')).toEqual(
       expect.arrayContaining(['id', 'root', 'slug', 'path', 'title', 'mtime_ms', 'size']),
     );
@@ -53,7 +53,7 @@ describe('migrations', () => {
 
   it('upgrade a database made by agent 0.1.0 in place, keeping its rows', () => {
     const path = oldDatabase();
-    const db = openStore(path);
+    const db = openDatabase(path);
     const recorded = (
       db.prepare('SELECT name FROM schema_migrations ORDER BY name').all() as { name: string }[]
     ).map((r) => r.name);
@@ -86,7 +86,7 @@ describe('migrations', () => {
 
   it('mark an up-to-date database by its step count, and refuse one a newer version moved past it', () => {
     const path = tempDb();
-    openStore(path).close();
+    openDatabase(path).close();
     const db = new Database(path);
     expect(db.pragma('user_version', { simple: true })).toBe(names().length);
     // What a newer version does: one more step, and the count it knows.
@@ -97,11 +97,11 @@ describe('migrations', () => {
     expect(migrate(db, [...migrations(), future])).toEqual(['999_from_the_future']);
     expect(db.pragma('user_version', { simple: true })).toBe(names().length + 1);
     db.close();
-    expect(() => openStore(path)).toThrow(/newer version of agent.*999_from_the_future/);
+    expect(() => openDatabase(path)).toThrow(/newer version of agent.*999_from_the_future/);
   });
 
   it('open the file in WAL mode with a busy timeout', () => {
-    const db = openStore(tempDb());
+    const db = openDatabase(tempDb());
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(1000);
     db.close();

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
+import { openDatabase } from '../../src/store/sqlite/open.js';
 import { runCli } from '../support/cli.js';
 
 // Chats hold what people type: agent's data folder is 0700 and the database with its -wal and -shm
@@ -24,7 +24,7 @@ afterEach(() => {
 /** Opens as agent does by default: the database in $XDG_DATA_HOME/agent, notices collected. */
 function open(path: string, env = { XDG_DATA_HOME: home }) {
   const notices: string[] = [];
-  const db = openStore(path, { env, onNotice: (m) => notices.push(m) });
+  const db = openDatabase(path, { env, onNotice: (m) => notices.push(m) });
   return { db, notices };
 }
 

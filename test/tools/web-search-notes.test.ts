@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listNotes } from '../../src/store/notes.js';
-import { openStore } from '../../src/store/open.js';
 import { buildChatTools } from '../../src/tools/index.js';
 import { saveNoteTool, searchNotesTool } from '../../src/tools/notes.js';
 import { resolveSearch } from '../../src/tools/search/config.js';
 import { webSearchTool } from '../../src/tools/web-search.js';
 import { json, startFakeServer } from '../support/fake-server.js';
+import { sqliteStore } from '../support/stores.js';
 
 const signal = new AbortController().signal;
 let server: Awaited<ReturnType<typeof startFakeServer>>;
@@ -63,15 +62,15 @@ describe('web_search', () => {
   });
 
   it('is offered only when a search backend is configured', async () => {
-    const db = openStore(':memory:');
-    expect((await buildChatTools(db, {})).names).toEqual([
+    const store = await sqliteStore(':memory:');
+    expect((await buildChatTools(store.notes, {})).names).toEqual([
       'calculator',
       'read_url',
       'save_note',
       'search_notes',
     ]);
-    expect((await buildChatTools(db, { BRAVE_SEARCH_KEY: 'k' })).names).toContain('web_search');
-    const specs = (await buildChatTools(db, {})).specs;
+    expect((await buildChatTools(store.notes, { BRAVE_SEARCH_KEY: 'k' })).names).toContain('web_search');
+    const specs = (await buildChatTools(store.notes, {})).specs;
     expect(specs[0]).toEqual({
       name: 'calculator',
       description: expect.stringMatching(/arithmetic/),
@@ -87,15 +86,17 @@ describe('web_search', () => {
 
 describe('save_note and search_notes', () => {
   it('round-trips a note that agent notes then lists', async () => {
-    const db = openStore(':memory:');
-    const save = saveNoteTool(db);
+    const store = await sqliteStore(':memory:');
+    const save = saveNoteTool(store.notes);
     expect(
       await save.run({ content: 'Refund limit is $200', title: 'Refunds', tags: ['policy'] }, { signal }),
     ).toBe('Saved note #1 "Refunds".');
     await expect(save.run({ content: '  ' }, { signal })).rejects.toThrow(/empty/);
-    expect(listNotes(db).map((n) => n.content)).toEqual(['Refund limit is $200']);
-    const found = await searchNotesTool(db).run({ query: 'refund' }, { signal });
+    expect((await store.notes.list()).map((n) => n.content)).toEqual(['Refund limit is $200']);
+    const found = await searchNotesTool(store.notes).run({ query: 'refund' }, { signal });
     expect(found).toMatch(/^#1 Refunds \(\d{4}-\d{2}-\d{2}; tags: policy\)\nRefund limit is \$200$/);
-    expect(await searchNotesTool(db).run({ query: 'zebra' }, { signal })).toBe('No notes match "zebra".');
+    expect(await searchNotesTool(store.notes).run({ query: 'zebra' }, { signal })).toBe(
+      'No notes match "zebra".',
+    );
   });
 });

@@ -1,4 +1,3 @@
-import { spentSince } from '../../store/ledger.js';
 import { formatUsd } from '../style.js';
 import type { Chat, ChatCap } from './context.js';
 
@@ -8,17 +7,17 @@ import type { Chat, ChatCap } from './context.js';
 export const newCap = (limitUsd: number): ChatCap => ({ limitUsd, since: Date.now(), runs: new Set() });
 
 /** What this chat has spent under its cap. */
-export function capSpent(chat: Chat, cap: ChatCap): number {
+export function capSpent(chat: Chat, cap: ChatCap): Promise<number> {
   cap.runs.add(chat.session.runId);
-  return spentSince(chat.db, [...cap.runs], cap.since);
+  return chat.store.ledger.spentSince([...cap.runs], cap.since);
 }
 
 /** The line that refuses a typed message or /research at or past the cap; undefined when it may go. */
-export function capRefusal(chat: Chat, typed: string): string | undefined {
+export async function capRefusal(chat: Chat, typed: string): Promise<string | undefined> {
   const cap = chat.cap;
   const spends = !typed.startsWith('/') || typed.startsWith('//') || /^\/research\b/.test(typed);
   if (!cap || !spends) return undefined;
-  const spent = capSpent(chat, cap);
+  const spent = await capSpent(chat, cap);
   if (spent < cap.limitUsd) return undefined;
   return `Not sent: this chat has spent ${formatUsd(spent)} of its ${formatUsd(cap.limitUsd)} cap (--max-cost). Raise it with /max-cost <usd>, or leave and run agent chat --continue --max-cost <usd>.`;
 }

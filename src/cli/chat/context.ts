@@ -2,7 +2,7 @@ import type { Ora } from 'ora';
 import type { ChatSession } from '../../chat/session.js';
 import type { Price } from '../../providers/prices.js';
 import type { ModelSetup } from '../../research/pipeline.js';
-import type { Db } from '../../store/open.js';
+import type { Store } from '../../store/store.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ChatMcp } from './mcp-start.js';
 
@@ -30,7 +30,7 @@ export interface ChatOptions {
 /** What the chat's input loops share: the session, its store, and what /research needs. */
 export interface Chat {
   session: ChatSession;
-  db: Db;
+  store: Store;
   options: ChatOptions;
   label: string;
   research: ModelSetup;

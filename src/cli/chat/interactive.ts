@@ -61,7 +61,7 @@ export async function interactive(chat: Chat): Promise<void> {
       const typed = line.trim();
       if (!typed) continue;
       const text = asMessage(typed);
-      const refused = capRefusal(chat, typed);
+      const refused = await capRefusal(chat, typed);
       if (refused) {
         process.stderr.write(`${styleFor(process.stderr).yellow(refused)}\n`);
         continue;
@@ -103,7 +103,7 @@ export async function interactive(chat: Chat): Promise<void> {
     chat.leave.removeEventListener('abort', leave);
     keyboard.close();
   }
-  if (chat.session.history.length > 0) process.stdout.write(`\n${s.dim(costLine(chat))}\n`);
+  if (chat.session.history.length > 0) process.stdout.write(`\n${s.dim(await costLine(chat))}\n`);
   else process.stdout.write('\n');
 }
 

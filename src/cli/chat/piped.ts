@@ -27,7 +27,7 @@ export async function piped(chat: Chat): Promise<void> {
       const typed = raw.trim();
       if (!typed) continue;
       const text = asMessage(typed);
-      const refused = capRefusal(chat, typed);
+      const refused = await capRefusal(chat, typed);
       if (refused) throw new AgentError(refused);
       busy = new AbortController();
       // As before servers started in the background: a script's first line sees every server that

@@ -21,14 +21,14 @@ export async function researchInChat(chat: Chat, question: string, signal: Abort
   try {
     result = await runResearch({
       question,
-      db: chat.db,
+      store: chat.store,
       contentDir: contentDirectory(chat.options.content),
       env: process.env,
       models: chat.research,
       runId: chat.session.runId,
       userPrices: chat.userPrices,
       // Under a cap, research stops collecting at what is left of it.
-      maxCostUsd: chat.cap ? Math.max(0, chat.cap.limitUsd - capSpent(chat, chat.cap)) : undefined,
+      maxCostUsd: chat.cap ? Math.max(0, chat.cap.limitUsd - (await capSpent(chat, chat.cap))) : undefined,
       maxAgeMs: maxAgeSetting(chat.options.maxAge, process.env),
       refresh: chat.options.refresh,
       signal,
@@ -39,7 +39,7 @@ export async function researchInChat(chat: Chat, question: string, signal: Abort
     renderer.finishProgress(ok);
   }
   printResearch(result, renderer.answerShown);
-  chat.session.remember(
+  await chat.session.remember(
     `Research this question: ${question}`,
     `${result.answer}\n\nSources:\n${sourceList(result)}`,
   );

@@ -1,5 +1,4 @@
 import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
-import { runTotals } from '../../store/ledger.js';
 import { formatCost, formatInt, formatUsd } from '../style.js';
 import { capSpent, newCap } from './cap.js';
 import type { Chat } from './context.js';
@@ -17,8 +16,8 @@ const HELP = `Commands:
   /exit     leave (also Ctrl-D, or Ctrl-C at an empty prompt)
 Ctrl-C while the model is working cancels that turn; the chat stays open.`;
 
-export function costLine(chat: Chat): string {
-  const t = runTotals(chat.db, chat.session.runId);
+export async function costLine(chat: Chat): Promise<string> {
+  const t = await chat.store.ledger.runTotals(chat.session.runId);
   return (
     `This session: ${t.calls} model call(s); input ${formatInt(t.inputTokens)}, cache read ${formatInt(t.cacheReadTokens)}, ` +
     `cache write ${formatInt(t.cacheWriteTokens)}, output ${formatInt(t.outputTokens)} tokens; ${formatCost(t)}.`
@@ -26,7 +25,7 @@ export function costLine(chat: Chat): string {
 }
 
 /** `/max-cost`: the cap and what is spent under it; `/max-cost <usd>` sets it (from now, when new). */
-function setCap(chat: Chat, arg: string): string {
+async function setCap(chat: Chat, arg: string): Promise<string> {
   if (arg) {
     const limit = parseUsd(arg);
     if (limit === undefined) return `Usage: /max-cost <usd>: ${USD_EXPECTED}.`;
@@ -34,7 +33,7 @@ function setCap(chat: Chat, arg: string): string {
     else chat.cap = newCap(limit);
   }
   if (!chat.cap) return 'No spending cap is set: /max-cost <usd> sets one.';
-  const spent = capSpent(chat, chat.cap);
+  const spent = await capSpent(chat, chat.cap);
   return `Spending cap ${formatUsd(chat.cap.limitUsd)}: ${formatUsd(spent)} spent under it.`;
 }
 
@@ -90,10 +89,10 @@ export async function slash(
       write(HELP);
       break;
     case '/cost':
-      write(costLine(chat));
+      write(await costLine(chat));
       break;
     case '/max-cost':
-      write(setCap(chat, line.slice(command.length).trim()));
+      write(await setCap(chat, line.slice(command.length).trim()));
       break;
     case '/tools':
       write(toolList(chat));

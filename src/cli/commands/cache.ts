@@ -1,7 +1,6 @@
 import { parseDuration } from '../../cache/duration.js';
 import { UsageError } from '../../errors.js';
-import { type CacheTally, cacheStats, clearCache, hasCacheTables, type Removed } from '../../store/cache.js';
-import { pathOf } from '../../store/open.js';
+import type { CacheTally, Removed } from '../../store/store.js';
 import { byteSize } from '../../tools/net/safe-fetch.js';
 import { openDb } from '../open-db.js';
 import { formatInt, formatWhen, table } from '../style.js';
@@ -17,23 +16,23 @@ const EMPTY: CacheTally = { count: 0, bytes: 0, oldest: null, newest: null };
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const tallyJson = (t: CacheTally) => ({ ...t, oldest: iso(t.oldest), newest: iso(t.newest) });
 
-export function runCache(options: CacheOptions): void {
+export async function runCache(options: CacheOptions): Promise<void> {
   if (options.olderThan !== undefined && !options.clear)
     throw new UsageError('--older-than says which entries --clear removes: use it with --clear.');
   const olderThanMs = options.olderThan === undefined ? undefined : parseDuration(options.olderThan);
-  const db = openDb(options.db);
+  const store = await openDb(options.db);
   try {
     // A database opened read-only before this version's schema has no caches yet: they are empty.
-    const ready = hasCacheTables(db);
+    const ready = await store.cache.available();
     if (options.clear) {
       const removed = ready
-        ? clearCache(db, olderThanMs === undefined ? undefined : Date.now() - olderThanMs)
+        ? await store.cache.clear(olderThanMs === undefined ? undefined : Date.now() - olderThanMs)
         : { pages: { count: 0, bytes: 0 }, extractions: { count: 0, bytes: 0 } };
       printRemoved(removed, options);
       return;
     }
-    const stats = ready ? cacheStats(db) : { pages: EMPTY, extractions: EMPTY };
-    const database = pathOf(db);
+    const stats = ready ? await store.cache.stats() : { pages: EMPTY, extractions: EMPTY };
+    const database = store.location;
     const bytes = stats.pages.bytes + stats.extractions.bytes;
     if (options.json) {
       const out = {
@@ -65,7 +64,7 @@ export function runCache(options: CacheOptions): void {
     );
     process.stdout.write(`The cache in ${database} holds ${byteSize(bytes)}:\n\n${out}\n`);
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

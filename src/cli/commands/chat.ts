@@ -16,8 +16,7 @@ import {
 } from '../../providers/registry.js';
 import { maxCostSetting, requirePrices } from '../../research/budget.js';
 import type { ModelSetup } from '../../research/pipeline.js';
-import type { Db } from '../../store/open.js';
-import { getSession, latestSession, loadMessages, type SessionSummary } from '../../store/sessions.js';
+import type { SessionSummary, Store } from '../../store/store.js';
 import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
 import { newCap } from '../chat/cap.js';
@@ -34,7 +33,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const userPrices = loadUserPrices();
   const maxCostUsd = maxCostSetting(options.maxCost, process.env);
   const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
-  const db = openDb(options.db);
+  const store = await openDb(options.db);
   let servers: McpServers | undefined;
   const leave = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -48,15 +47,24 @@ export async function runChat(options: ChatOptions): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   try {
-    const saved = savedSession(db, options);
+    const saved = await savedSession(store, options);
     const { providerName, model, provider, notice } = await chooseModel(options, saved);
     const notices = notice ? [notice] : [];
     let resume: SessionOptions['resume'];
     if (saved) {
-      const adapted = adaptHistory(loadMessages(db, saved.id), { provider: providerName, model });
-      resume = { id: saved.id, runId: saved.runId, history: adapted.messages };
+      const adapted = adaptHistory(await store.sessions.messages(saved.id), {
+        provider: providerName,
+        model,
+      });
+      // Another person's session is read-only: its history is this chat's context, nothing is added to it.
+      const theirs = saved.user !== '' && saved.user !== store.user;
+      resume = theirs
+        ? { history: adapted.messages }
+        : { id: saved.id, runId: saved.runId, history: adapted.messages };
       notices.unshift(
-        `Resuming session #${saved.id} (${saved.exchanges} exchange(s), last used ${formatWhen(saved.updatedAt)}).`,
+        theirs
+          ? `Session #${saved.id} is ${saved.user}'s, so it is read-only: its ${saved.exchanges} exchange(s) are the start of this chat, which is saved as a new session of yours.`
+          : `Resuming session #${saved.id} (${saved.exchanges} exchange(s), last used ${formatWhen(saved.updatedAt)}).`,
       );
       const dropped = reasoningNotice(adapted);
       if (dropped) notices.push(dropped);
@@ -79,8 +87,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
         note(dim(`The MCP server "${name}" is ready: its ${n} tool(s) join with the next message.`)),
     });
     // read_url goes through the page cache, as research's page reads do.
-    const pages = pageCache(db, { maxAgeMs, refresh: options.refresh, env: process.env });
-    const registry = await buildChatTools(db, process.env, [], pages);
+    const pages = pageCache(store.cache, { maxAgeMs, refresh: options.refresh, env: process.env });
+    const registry = await buildChatTools(store.notes, process.env, [], pages);
     const sessionOptions: SessionOptions = {
       provider,
       model,
@@ -88,7 +96,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       registry,
       maxTurns: options.maxTurns,
       autoApprove: options.yes,
-      db,
+      store,
       userPrices,
       resume,
     };
@@ -108,7 +116,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     for (const line of notices) process.stderr.write(`${dim(line)}\n`);
     chat = {
       session,
-      db,
+      store,
       options,
       label: `${providerName} ${model}`,
       research,
@@ -124,16 +132,17 @@ export async function runChat(options: ChatOptions): Promise<void> {
   } finally {
     // Servers are children of this process: shut them down on every way out.
     await servers?.close();
-    db.close();
+    await store.close();
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
   }
 }
 
 /** The session `--session` or `--continue` names; unknown ones are usage errors that say how to list. */
-function savedSession(db: Db, options: ChatOptions): SessionSummary | undefined {
+async function savedSession(store: Store, options: ChatOptions): Promise<SessionSummary | undefined> {
   if (options.session !== undefined) {
-    const found = getSession(db, options.session);
+    // Another person's session is found too (where the database lets this user see it): read-only.
+    const found = await store.sessions.get(options.session, { all: true });
     if (!found)
       throw new UsageError(
         `There is no chat session #${options.session}. \`agent sessions\` lists them with their numbers.`,
@@ -141,7 +150,7 @@ function savedSession(db: Db, options: ChatOptions): SessionSummary | undefined 
     return found;
   }
   if (!options.continue) return undefined;
-  const latest = latestSession(db);
+  const latest = await store.sessions.latest();
   if (!latest)
     throw new UsageError(
       'There is no saved chat session to continue yet: `agent chat` starts one, `agent sessions` lists them.',

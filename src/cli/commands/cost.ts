@@ -1,4 +1,4 @@
-import { type CostRow, costReport, type GroupBy } from '../../store/ledger.js';
+import type { CostReport, CostRow, GroupBy } from '../../store/store.js';
 import { costChart } from '../cost-chart.js';
 import { openDb } from '../open-db.js';
 import { parseSince } from '../since.js';
@@ -11,16 +11,16 @@ export interface CostOptions {
   db?: string;
 }
 
-const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', command: 'COMMAND' };
+const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', command: 'COMMAND', user: 'USER' };
 
-export function runCost(options: CostOptions): void {
+export async function runCost(options: CostOptions): Promise<void> {
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const db = openDb(options.db);
-  let report: ReturnType<typeof costReport>;
+  const store = await openDb(options.db);
+  let report: CostReport;
   try {
-    report = costReport(db, { by: options.by, since });
+    report = await store.ledger.report({ by: options.by, since });
   } finally {
-    db.close();
+    await store.close();
   }
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../../errors.js';
-import { defaultDatabasePath } from '../../paths.js';
-import { clearDamagedIndex, inspect, openForReading } from '../../store/health.js';
-import { type Recovery, recoverDatabase } from '../../store/recover.js';
+import { databaseTarget, isPostgresUrl, safeLocation } from '../../store/open.js';
+import { clearDamagedIndex, inspect, openForReading } from '../../store/sqlite/health.js';
+import { type Recovery, recoverDatabase } from '../../store/sqlite/recover.js';
 import { explainStoreFailure, rememberDatabase } from '../store-failure.js';
 import { styleFor } from '../style.js';
 
@@ -12,9 +12,16 @@ export interface DbOptions {
   db?: string;
 }
 
-/** The database file named by --db or AGENT_DB, which must exist: checking never creates one. */
-function existingDatabase(options: DbOptions): string {
-  const path = options.db ?? defaultDatabasePath();
+/**
+ * The database file named by --db, AGENT_DATABASE_URL or AGENT_DB, which must exist: checking never
+ * creates one. Checking and recovering are for SQLite files: a PostgreSQL server keeps its own data.
+ */
+function existingDatabase(options: DbOptions, what: 'check' | 'recover'): string {
+  const path = databaseTarget(options.db);
+  if (isPostgresUrl(path))
+    throw new ConfigError(
+      `agent db ${what} works on SQLite files only, and the database is the PostgreSQL server ${safeLocation(path)}: its own tools (pg_dump, amcheck) check and copy it.`,
+    );
   if (!existsSync(path))
     throw new ConfigError(`There is no database at ${path}: nothing to check or recover.`);
   rememberDatabase(path);
@@ -22,7 +29,7 @@ function existingDatabase(options: DbOptions): string {
 }
 
 export function runDbCheck(options: DbOptions): void {
-  const path = existingDatabase(options);
+  const path = existingDatabase(options, 'check');
   const db = openForReading(path);
   let result: ReturnType<typeof inspect>;
   try {
@@ -56,7 +63,7 @@ export function runDbCheck(options: DbOptions): void {
 
 export function runDbRecover(options: DbOptions & { to: string }): void {
   if (!options.to.trim()) throw new UsageError('--to needs a file name.');
-  const path = existingDatabase(options);
+  const path = existingDatabase(options, 'recover');
   const to = options.to;
   if (resolve(to) === resolve(path))
     throw new UsageError('--to must name a new file, not the database itself.');

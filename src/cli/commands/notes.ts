@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { deleteNote, listNotes } from '../../store/notes.js';
+import type { Note } from '../../store/store.js';
 import { openDb } from '../open-db.js';
 import { styleFor } from '../style.js';
 
@@ -10,14 +10,14 @@ export interface NotesOptions {
   db?: string;
 }
 
-export function runNotes(query: string | undefined, options: NotesOptions): void {
-  const db = openDb(options.db);
+export async function runNotes(query: string | undefined, options: NotesOptions): Promise<void> {
+  const store = await openDb(options.db);
   if (options.delete !== undefined) {
     let removed: boolean;
     try {
-      removed = deleteNote(db, options.delete);
+      removed = await store.notes.delete(options.delete);
     } finally {
-      db.close();
+      await store.close();
     }
     if (!removed)
       throw new UsageError(
@@ -26,11 +26,11 @@ export function runNotes(query: string | undefined, options: NotesOptions): void
     process.stdout.write(`Deleted note #${options.delete}.\n`);
     return;
   }
-  let notes: ReturnType<typeof listNotes>;
+  let notes: Note[];
   try {
-    notes = listNotes(db, query, options.limit);
+    notes = await store.notes.list(query, options.limit);
   } finally {
-    db.close();
+    await store.close();
   }
   if (options.json) {
     process.stdout.write(`${JSON.stringify(notes, null, 2)}\n`);
@@ -47,7 +47,7 @@ export function runNotes(query: string | undefined, options: NotesOptions): void
     const head = [
       `#${n.id}`,
       n.title ? s.bold(n.title) : '',
-      s.dim(n.createdAt.replace('T', ' ').slice(0, 16)),
+      s.dim(`${n.createdAt.replace('T', ' ').slice(0, 16)} · ${n.user || 'unknown'}`),
     ]
       .filter(Boolean)
       .join('  ');

@@ -12,7 +12,7 @@ import {
   readDocumentFile,
   reasonOf,
 } from '../../research/documents/read.js';
-import type { Db } from '../../store/open.js';
+import type { Store } from '../../store/store.js';
 import { parseAllowHosts } from '../../tools/net/address-policy.js';
 import { checkUrl } from '../../tools/net/safe-fetch.js';
 import { readPage } from '../../tools/read-url.js';
@@ -48,10 +48,10 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
     throw new UsageError(error instanceof ToolError ? error.message : `"${source}" is not a valid URL.`);
   }
   const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
-  const db = cacheDb(options.db);
+  const store = await cacheStore(options.db);
   try {
     const pdf = options.maxChars === undefined ? {} : { maxChars: options.maxChars };
-    const cache = db && pageCache(db, { maxAgeMs, refresh: options.refresh, env: process.env });
+    const cache = store && pageCache(store.cache, { maxAgeMs, refresh: options.refresh, env: process.env });
     const page = await readPage(url.href, { env: process.env, pdf, cache });
     return {
       title: page.title || null,
@@ -65,14 +65,14 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
     if (error instanceof ToolError) throw new AgentError(error.message);
     throw error;
   } finally {
-    db?.close();
+    await store?.close();
   }
 }
 
 /** The database for the page cache; reading a URL does not need it, so one that cannot be opened is skipped. */
-function cacheDb(path: string | undefined): Db | undefined {
+async function cacheStore(target: string | undefined): Promise<Store | undefined> {
   try {
-    return openDb(path);
+    return await openDb(target);
   } catch (error) {
     process.stderr.write(`agent: the page cache is not used: ${errorMessage(error)}\n`);
     return undefined;

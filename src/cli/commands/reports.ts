@@ -3,10 +3,7 @@ import { type OutFormat, outFormat } from '../../report/format.js';
 import { type Evidence, findEvidence } from '../../research/evidence/index.js';
 import type { Grounding } from '../../research/grounding/index.js';
 import type { Verdict } from '../../research/types.js';
-import type { Db } from '../../store/open.js';
-import { deleteRun, getRun, listRuns, type RunSummary, type SavedRun } from '../../store/research-runs.js';
-import { loadProgress } from '../../store/run-progress.js';
-import { runTexts } from '../../store/run-texts.js';
+import type { RunSummary, SavedRun, Store } from '../../store/store.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
@@ -29,6 +26,8 @@ export interface ReportsOptions {
   format?: string;
   raw?: boolean;
   json?: boolean;
+  /** Only the runs this person made (AGENT_USER or their user name; '' for runs kept before people). */
+  user?: string;
   db?: string;
 }
 
@@ -43,41 +42,44 @@ export async function runReports(query: string | undefined, options: ReportsOpti
   if (options.out !== undefined) checkWritable(options.out, { json: options.json });
   const format = outFormat(options.out, options.format);
 
-  const db = openDb(options.db);
+  const store = await openDb(options.db);
   try {
     if (options.delete !== undefined) {
-      if (!deleteRun(db, options.delete))
+      if (!(await store.runs.delete(options.delete)))
         throw new UsageError(`There is no saved research run #${options.delete}. ${HOW_TO_LIST}`);
       process.stdout.write(`Deleted research run #${options.delete}.\n`);
       return;
     }
     if (options.show !== undefined) {
-      const run = getRun(db, options.show);
+      const run = await store.runs.get(options.show);
       if (!run) throw new UsageError(`There is no saved research run #${options.show}. ${HOW_TO_LIST}`);
       if (run.status === 'unfinished') {
-        showUnfinished(db, run, options);
+        await showUnfinished(store, run, options);
         return;
       }
-      await show(withEvidence(db, run), options, format);
+      await show(await withEvidence(store, run), options, format);
       return;
     }
     const search = query?.trim() || undefined;
-    const runs = listRuns(db, { query: search, limit: options.limit });
+    const runs = await store.runs.list({ query: search, limit: options.limit, user: options.user });
     if (options.json) {
       process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       return;
     }
     if (runs.length === 0) {
+      const by = options.user === undefined ? '' : ` by ${options.user || 'unknown'}`;
       process.stdout.write(
         search
-          ? `No saved research runs match "${search}".\n`
-          : 'No research runs saved yet: each `agent research` run is kept when it ends.\n',
+          ? `No saved research runs${by} match "${search}".\n`
+          : by
+            ? `No research runs saved${by}.\n`
+            : 'No research runs saved yet: each `agent research` run is kept when it ends.\n',
       );
       return;
     }
     process.stdout.write(`${listing(runs, process.stdout.columns || 100, styleFor(process.stdout))}\n`);
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -92,15 +94,16 @@ async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | 
   }
   if (options.json) {
     // The saved object as `agent research --json` printed it, with the run's number first.
-    const out: Record<string, unknown> = { id: run.id, ...run.result };
+    const out: Record<string, unknown> = { id: run.id, user: run.user, ...run.result };
     out.id = run.id;
+    out.user = run.user;
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     const s = styleFor(process.stdout);
     const sources = savedSources(run);
     const lines = [
       s.dim(
-        `Research run #${run.id} · ${formatWhen(run.createdAt)} · ${run.mode} · ${formatUsd(run.costUsd)}`,
+        `Research run #${run.id} · ${formatWhen(run.createdAt)} · ${run.mode} · ${formatUsd(run.costUsd)}${byline(run)}`,
       ),
       s.bold(clean(run.question)),
       '',
@@ -139,13 +142,13 @@ async function show(run: SavedRun, options: ReportsOptions, format: OutFormat | 
 }
 
 /** An unfinished run has no answer yet: what it has so far, and how to continue it. */
-function showUnfinished(db: Db, run: SavedRun, options: ReportsOptions): void {
+async function showUnfinished(store: Store, run: SavedRun, options: ReportsOptions): Promise<void> {
   const hint = resumeCommand(run.id, options.db);
   if (options.out !== undefined)
     throw new UsageError(
       `Research run #${run.id} is unfinished: it has no answer to write yet. Resume it with: ${hint}`,
     );
-  const p = loadProgress(db, run.id);
+  const p = await store.progress.load(run.id);
   const plan = p?.plans.get(1);
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const sources = p ? [...p.sources.values()] : [];
@@ -156,9 +159,9 @@ function showUnfinished(db: Db, run: SavedRun, options: ReportsOptions): void {
     extracted: sources.filter((x) => x.facts !== null).length,
   };
   if (options.json) {
-    const { id, question, status, createdAt, costUsd } = run;
+    const { id, question, status, createdAt, costUsd, user } = run;
     process.stdout.write(
-      `${JSON.stringify({ id, question, status, createdAt, costUsd, progress, resume: hint }, null, 2)}\n`,
+      `${JSON.stringify({ id, question, status, createdAt, costUsd, user, progress, resume: hint }, null, 2)}\n`,
     );
     return;
   }
@@ -167,7 +170,7 @@ function showUnfinished(db: Db, run: SavedRun, options: ReportsOptions): void {
   process.stdout.write(
     `${[
       s.dim(
-        `Research run #${run.id} · ${formatWhen(run.createdAt)} · unfinished · ${formatUsd(run.costUsd)}`,
+        `Research run #${run.id} · ${formatWhen(run.createdAt)} · unfinished · ${formatUsd(run.costUsd)}${byline(run)}`,
       ),
       s.bold(clean(run.question)),
       '',
@@ -181,9 +184,9 @@ function showUnfinished(db: Db, run: SavedRun, options: ReportsOptions): void {
  * A run saved before evidence was part of the result, but with its source texts kept, gets its evidence
  * found again in those texts: never in today's copy of a page or file, which may have changed.
  */
-function withEvidence(db: Db, run: SavedRun): SavedRun {
+async function withEvidence(store: Store, run: SavedRun): Promise<SavedRun> {
   if (Array.isArray(run.result.evidence)) return run;
-  const texts = runTexts(db, run.id);
+  const texts = await store.runs.texts(run.id);
   if (texts.size === 0) return run;
   const sources = savedSources(run).map((s) => ({
     n: s.n,
@@ -194,6 +197,9 @@ function withEvidence(db: Db, run: SavedRun): SavedRun {
   }));
   return { ...run, result: { ...run.result, evidence: findEvidence(run.answer, sources) } };
 }
+
+/** Who made a run, for its header; nothing for a run kept before agent recorded people. */
+const byline = (run: RunSummary) => (run.user ? ` · ${run.user}` : '');
 
 /** One aligned line per run; the question takes what is left of the width. */
 export function listing(runs: RunSummary[], width: number, s: Style): string {

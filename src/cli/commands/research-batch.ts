@@ -54,7 +54,7 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
   const { contentDir, filters, models } = await researchSetup(o);
   const { userPrices, maxCostUsd } = researchPrices(o, models);
 
-  const db = openDb(o.db);
+  const store = await openDb(o.db);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -65,7 +65,7 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
       entries,
       parallel: o.parallel,
       base: {
-        db,
+        store,
         contentDir,
         env: process.env,
         models,
@@ -88,7 +88,7 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
   } finally {
     progress.finish(models ? maxCostUsd : undefined);
     process.off('SIGINT', onSigint);
-    db.close();
+    await store.close();
   }
   if (summary.cancelled) throw new AbortedError();
   if (summary.failed) process.exitCode = 1;

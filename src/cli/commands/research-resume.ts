@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js';
 import type { ResearchOptions } from '../../research/pipeline.js';
 import { type RecordedOptions, recordedRun } from '../../research/resume.js';
+import { safeLocation } from '../../store/open.js';
 import { openDb } from '../open-db.js';
 
 // `agent research --resume <id>`: the run continues as it was started. Its question, content folder and
@@ -43,23 +44,23 @@ interface ResumeFlags {
 }
 
 /** The command's options for continuing run `id`, from what it recorded; a usage error for a clash. */
-export function resumeOptions<T extends ResumeFlags>(
+export async function resumeOptions<T extends ResumeFlags>(
   id: number,
   question: string,
   o: T,
-): { question: string; options: T; recorded: RecordedOptions } {
+): Promise<{ question: string; options: T; recorded: RecordedOptions }> {
   const clash = (o.given ?? []).filter((flag) => FIXED.includes(flag));
   if (question.trim()) clash.unshift('a question');
   if (clash.length)
     throw new UsageError(
       `--resume continues run #${id} with the question and settings it was started with: drop ${clash.join(', ')}.`,
     );
-  const db = openDb(o.db);
+  const store = await openDb(o.db);
   let recorded: RecordedOptions;
   try {
-    recorded = recordedRun(db, id);
+    recorded = await recordedRun(store, id);
   } finally {
-    db.close();
+    await store.close();
   }
   const s = recorded.settings;
   const sameProvider = o.provider === undefined || o.provider === recorded.provider;
@@ -92,7 +93,9 @@ export const recordedFilters = (
 });
 
 /** The command that continues run `id`, with the --db flag the interrupted command was given. */
-export function resumeCommand(id: number, db: string | undefined): string {
+export function resumeCommand(id: number, given: string | undefined): string {
+  // A server's password is never printed: whoever gave it types it again.
+  const db = given === undefined ? undefined : safeLocation(given);
   const quoted =
     db === undefined ? '' : /^[\w@%+=:,./-]+$/.test(db) ? db : `'${db.replaceAll("'", "'\\''")}'`;
   return `agent research --resume ${id}${db === undefined ? '' : ` --db ${quoted}`}`;

@@ -128,7 +128,7 @@ export async function runResearchCommand(
   let o = flags;
   let recorded: RecordedOptions | undefined;
   if (flags.resume !== undefined)
-    ({ question, options: o, recorded } = resumeOptions(flags.resume, asked, flags));
+    ({ question, options: o, recorded } = await resumeOptions(flags.resume, asked, flags));
   // A question of nothing but escape sequences and control characters is empty once made printable.
   else if (!clean(question).trim())
     throw new UsageError(
@@ -144,7 +144,7 @@ export async function runResearchCommand(
   const steer = steerOptions(o, models);
   const { userPrices, maxCostUsd } = researchPrices(o, models);
   const maxAgeMs = maxAgeSetting(o.maxAge, process.env);
-  const db = openDb(o.db);
+  const store = await openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(
     spinner,
@@ -159,7 +159,7 @@ export async function runResearchCommand(
   const review = steer.review;
   const options: ResearchOptions = {
     question,
-    db,
+    store,
     contentDir,
     env: process.env,
     models,
@@ -200,7 +200,7 @@ export async function runResearchCommand(
   } finally {
     renderer.finishProgress(ok);
     process.off('SIGINT', onSigint);
-    db.close();
+    await store.close();
   }
 
   // The answer is shown (and was saved) before the file is written: a failed write loses nothing.

@@ -1,13 +1,5 @@
 import { UsageError } from '../../errors.js';
-import {
-  deleteSession,
-  getSession,
-  listSessions,
-  loadMessages,
-  type SessionSummary,
-  type StoredMessage,
-  sessionCostUsd,
-} from '../../store/sessions.js';
+import type { SessionSummary, StoredMessage } from '../../store/store.js';
 import type { ToolResultMessage } from '../../types.js';
 import { summarize } from '../chat/turn-render.js';
 import { renderFor, terminalMarkdown } from '../markdown/index.js';
@@ -20,24 +12,34 @@ export interface SessionsOptions {
   delete?: number;
   json?: boolean;
   raw?: boolean;
+  /** Everyone's sessions (that the database lets this user see), not only this user's. */
+  all?: boolean;
   db?: string;
 }
 
 const HOW_TO_LIST = '`agent sessions` lists them with their numbers.';
 
-export function runSessions(options: SessionsOptions): void {
-  const db = openDb(options.db);
+export async function runSessions(options: SessionsOptions): Promise<void> {
+  const store = await openDb(options.db);
+  const all = Boolean(options.all);
   try {
     if (options.delete !== undefined) {
-      if (!deleteSession(db, options.delete))
-        throw new UsageError(`There is no chat session #${options.delete}. ${HOW_TO_LIST}`);
+      if (!(await store.sessions.delete(options.delete))) {
+        const theirs = await store.sessions.get(options.delete, { all: true });
+        throw new UsageError(
+          theirs
+            ? `Chat session #${options.delete} is ${theirs.user}'s: only they can delete it.`
+            : `There is no chat session #${options.delete}. ${HOW_TO_LIST}`,
+        );
+      }
       process.stdout.write(`Deleted chat session #${options.delete}.\n`);
       return;
     }
     if (options.show !== undefined) {
-      const session = getSession(db, options.show);
+      // Another person's session can be read (where the database lets this user see it).
+      const session = await store.sessions.get(options.show, { all: true });
       if (!session) throw new UsageError(`There is no chat session #${options.show}. ${HOW_TO_LIST}`);
-      const messages = loadMessages(db, session.id);
+      const messages = await store.sessions.messages(session.id);
       if (options.json) {
         const out = messages.map((m) => ({ exchange: m.exchange, ...m.message }));
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -49,20 +51,30 @@ export function runSessions(options: SessionsOptions): void {
       }
       return;
     }
-    const sessions = listSessions(db, options.limit);
+    const sessions = await store.sessions.list({ limit: options.limit, all });
     if (options.json) {
       process.stdout.write(`${JSON.stringify(sessions.map(toJson), null, 2)}\n`);
       return;
     }
     if (sessions.length === 0) {
-      process.stdout.write('No saved chat sessions yet: `agent chat` saves each conversation as it goes.\n');
+      process.stdout.write(
+        all
+          ? 'No saved chat sessions yet: `agent chat` saves each conversation as it goes.\n'
+          : "No saved chat sessions yet (of yours; --all lists everyone's): `agent chat` saves each conversation as it goes.\n",
+      );
       return;
     }
-    process.stdout.write(`${listing(sessions, process.stdout.columns || 100, styleFor(process.stdout))}\n`);
+    process.stdout.write(
+      `${listing(sessions, process.stdout.columns || 100, styleFor(process.stdout), all)}\n`,
+    );
   } finally {
-    db.close();
+    await store.close();
   }
 }
+
+/** The whole cost when it is known: 0 for no calls, null as soon as one call had no known price. */
+export const sessionCostUsd = (s: SessionSummary): number | null =>
+  s.unpricedCalls > 0 ? null : (s.pricedUsd ?? 0);
 
 const toJson = (s: SessionSummary) => ({
   id: s.id,
@@ -73,6 +85,7 @@ const toJson = (s: SessionSummary) => ({
   exchanges: s.exchanges,
   costUsd: sessionCostUsd(s),
   firstMessage: s.firstMessage,
+  user: s.user,
 });
 
 const cost = (s: SessionSummary) =>
@@ -81,9 +94,10 @@ const cost = (s: SessionSummary) =>
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** One aligned line per session; the first message takes what is left of the width. */
-export function listing(sessions: SessionSummary[], width: number, s: Style): string {
+export function listing(sessions: SessionSummary[], width: number, s: Style, withUser = false): string {
   const rows = sessions.map((x) => [
     `#${x.id}`,
+    ...(withUser ? [x.user || 'unknown'] : []),
     formatWhen(x.updatedAt),
     `${x.provider} ${x.model}`,
     `${x.exchanges} exchange${x.exchanges === 1 ? '' : 's'}`,
@@ -92,7 +106,10 @@ export function listing(sessions: SessionSummary[], width: number, s: Style): st
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows
     .map((r, k) => {
-      const cells = r.map((c, i) => (i === 0 || i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)));
+      const numbers = withUser ? 4 : 3; // exchanges and cost are right-aligned
+      const cells = r.map((c, i) =>
+        i === 0 || i >= numbers ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
+      );
       const head = cells.join('  ');
       const room = Math.max(20, width - head.length - 3);
       const first = oneLine(clean(sessions[k]!.firstMessage));

@@ -31,6 +31,6 @@ Examples:
     )
     .action(async (options, command: Command) => {
       const { runCache } = await import('../commands/cache.js');
-      runCache({ ...options, db: command.optsWithGlobals().db });
+      await runCache({ ...options, db: command.optsWithGlobals().db });
     });
 }

@@ -3,9 +3,47 @@ import type { Command } from 'commander';
 export function addDbCommand(program: Command): void {
   const db = program
     .command('db')
-    .description('Check the database file, or copy what can still be read out of a damaged one.');
+    .description(
+      'Show which database agent uses and what it holds, apply its migrations, or check and recover an SQLite file.',
+    );
+  db.command('status')
+    .description(
+      'Say which database is used (SQLite file or PostgreSQL server), its schema version, and its rows.',
+    )
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Nothing is changed: steps of a newer agent that the database has not applied yet are listed as pending.
+
+Examples:
+  agent db status
+  AGENT_DATABASE_URL=postgres://alice@db.lan/team agent db status --json`,
+    )
+    .action(async (options, command: Command) => {
+      const { runDbStatus } = await import('../commands/db-status.js');
+      await runDbStatus({ ...options, db: command.optsWithGlobals().db });
+    });
+  db.command('migrate')
+    .description('Apply the schema steps the database has not applied yet, and say which.')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+Every command applies them on its own when it opens the database; this does it now, and says so.
+
+Examples:
+  agent db migrate
+  agent --db ~/old.db db migrate --json`,
+    )
+    .action(async (options, command: Command) => {
+      const { runDbMigrate } = await import('../commands/db-status.js');
+      await runDbMigrate({ ...options, db: command.optsWithGlobals().db });
+    });
   db.command('check')
-    .description("Run SQLite's integrity check on the database and say what, if anything, is damaged.")
+    .description(
+      "Run SQLite's integrity check on the database file and say what, if anything, is damaged (SQLite only).",
+    )
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',
@@ -22,7 +60,7 @@ Examples:
     });
   db.command('recover')
     .description(
-      'Copy every row that can still be read (reports, notes, chats, the cost ledger) into a new database file.',
+      'Copy every row that can still be read (reports, notes, chats, the cost ledger) into a new database file (SQLite only).',
     )
     .requiredOption('--to <file>', 'the new database file to write (must not exist yet)')
     .option('--json', 'print JSON for scripts')

@@ -20,6 +20,6 @@ Examples:
     )
     .action(async (query: string | undefined, options, command: Command) => {
       const { runNotes } = await import('../commands/notes.js');
-      runNotes(query, { ...options, db: command.optsWithGlobals().db });
+      await runNotes(query, { ...options, db: command.optsWithGlobals().db });
     });
 }

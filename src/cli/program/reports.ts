@@ -17,6 +17,7 @@ export function addReportsCommand(program: Command): void {
     .addOption(
       new Option('--format <format>', 'what --out writes, whatever its name').choices(['md', 'html']),
     )
+    .option('--user <name>', 'only the runs this person made (AGENT_USER, else their user name)')
     .option('--raw', 'on a terminal, print the Markdown as it is instead of rendering it (also AGENT_RAW=1)')
     .option('--json', 'print JSON for scripts')
     .addHelpText(
@@ -32,7 +33,8 @@ Examples:
   agent reports --show 3 -o run.md  the same, also written as Markdown
   agent reports --show 3 -o run.html  as a self-contained page with each citation's evidence
   agent reports --show 3 --json     the object agent research --json printed, plus its id
-  agent reports --delete 3          remove run #3 (finished or not)`,
+  agent reports --delete 3          remove run #3 (finished or not)
+  agent reports --user alice        the runs alice made (on a shared database)`,
     )
     .action(async (query: string | undefined, options, command: Command) => {
       const { runReports } = await import('../commands/reports.js');

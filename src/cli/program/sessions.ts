@@ -12,6 +12,7 @@ export function addSessionsCommand(program: Command): void {
         .argParser(positiveInt)
         .conflicts('show'),
     )
+    .option('--all', "everyone's sessions, not only yours (others' can be shown, not continued or deleted)")
     .option('--json', 'print JSON for scripts')
     .option('--raw', 'on a terminal, print replies as Markdown instead of rendering it (also AGENT_RAW=1)')
     .addHelpText(
@@ -22,10 +23,14 @@ Examples:
   agent sessions --show 3         the conversation of session #3, tool calls one line each
   agent sessions --show 3 --json  its messages as JSON
   agent chat --session 3          continue session #3 (agent chat --continue: the latest)
-  agent sessions --delete 3       remove session #3`,
+  agent sessions --delete 3       remove session #3
+  agent sessions --all            everyone's sessions on a shared database, with whose each is
+
+Sessions are their owner's (AGENT_USER, else your user name): continuing another person's session
+starts a new one of yours from its history, and leaves theirs as it was.`,
     )
     .action(async (options, command: Command) => {
       const { runSessions } = await import('../commands/sessions.js');
-      runSessions({ ...options, db: command.optsWithGlobals().db });
+      await runSessions({ ...options, db: command.optsWithGlobals().db });
     });
 }

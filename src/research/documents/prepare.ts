@@ -10,10 +10,10 @@ export interface PreparedFile {
   title: string;
   /** The text as stored: compressed blocks. */
   blocks: TextBlock[];
-  /** The passages' spans, JSON [[heading path, start, end], …], as the index's writer reads them. */
-  spans: string;
-  /** The passages' texts, JSON [[text, heading path], …], for the full-text index. */
-  texts: string;
+  /** The passages' spans, [heading path, start, end] each, as the index's writer takes them. */
+  spans: [string, number, number][];
+  /** The passages' texts, [text, heading path] each, for the full-text index. */
+  texts: [string, string][];
   passages: number;
   /** The text's length in characters. */
   chars: number;
@@ -32,8 +32,8 @@ export async function prepareFile(
       text,
       passages.map((p) => p.start),
     ),
-    spans: JSON.stringify(passages.map((p) => [p.headingPath, p.start, p.end])),
-    texts: JSON.stringify(passages.map((p) => [p.text, p.headingPath])),
+    spans: passages.map((p): [string, number, number] => [p.headingPath, p.start, p.end]),
+    texts: passages.map((p): [string, string] => [p.text, p.headingPath]),
     passages: passages.length,
     chars: text.length,
   };

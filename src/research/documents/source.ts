@@ -1,9 +1,7 @@
-import { readIndex } from '../../store/health.js';
-import type { Db } from '../../store/open.js';
+import type { Store } from '../../store/store.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
-import { type PassageSpan, passageSpans, queryTerms, rankPassages } from './search.js';
-import { readText, spanReader } from './stored-text.js';
+import { type PassageSpan, queryTerms, rankPassages } from './search.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -33,26 +31,23 @@ export const GAP = '[…]';
  * The text of document `slug` to send as a source, at most `budget` characters. `queries` are the
  * question and then the plan's searches. Undefined when the folder has no such document.
  */
-export function documentSource(
-  db: Db,
+export async function documentSource(
+  store: Store,
   root: string,
   slug: string,
   queries: string[],
   budget: number,
-): IndexedDocumentSource | undefined {
-  const doc = db
-    .prepare('SELECT id, title, path, length FROM documents WHERE root = ? AND slug = ?')
-    .get(root, slug) as { id: number; title: string; path: string; length: number } | undefined;
+): Promise<IndexedDocumentSource | undefined> {
+  const doc = await store.index.find(root, slug);
   if (!doc) return undefined;
   const { id, title, path } = doc;
-  if (doc.length <= budget)
-    return { text: readIndex(db, () => readText(db, id)), excerpted: false, title, path };
+  if (doc.length <= budget) return { text: await store.index.text(id), excerpted: false, title, path };
 
   // Only the blocks of the passages sent are read from the index.
-  const span = spanReader(db);
-  const textOf = (start: number, end: number) => readIndex(db, () => span(id, start, end));
-  const ranked = rankPassages(db, id, queries);
-  return { ...excerpt(passageSpans(db, id), ranked, title, budget, textOf), title, path };
+  const span = store.index.spanReader();
+  const textOf = (start: number, end: number) => span(id, start, end);
+  const [spans, ranked] = await Promise.all([store.index.passageSpans(id), rankPassages(store, id, queries)]);
+  return { ...(await excerpt(spans, ranked, title, budget, textOf)), title, path };
 }
 
 /**
@@ -67,21 +62,35 @@ export function textSource(
 ): DocumentSourceText {
   if (text.length <= budget) return { text, excerpted: false };
   const passages = splitPassages(text);
-  const textOf = (start: number, end: number) => text.slice(start, end);
-  return excerpt(passages, rankInMemory(passages, queries), title, budget, textOf);
+  const { order, last } = excerptOrder(passages, rankInMemory(passages, queries), title, budget);
+  if (order.length === 0) return { text: text.slice(0, budget), excerpted: true };
+  const picked = order.map((o) => ({ ...passages[o]! }));
+  return { text: renderExcerpt(picked, last, title), excerpted: true };
 }
 
-/**
- * The best passages that fit the budget (ranked ones, then their neighbours), in document order.
- * `textOf` gives the text between two offsets.
- */
-function excerpt(
+/** The best passages that fit the budget (ranked ones, then their neighbours), in document order. */
+async function excerpt(
   passages: PassageSpan[],
   ranked: number[],
   title: string,
   budget: number,
-  textOf: (start: number, end: number) => string,
-): DocumentSourceText {
+  textOf: (start: number, end: number) => Promise<string>,
+): Promise<DocumentSourceText> {
+  const { order, last } = excerptOrder(passages, ranked, title, budget);
+  if (order.length === 0) return { text: await textOf(0, budget), excerpted: true };
+  const picked: Row[] = [];
+  for (const o of order)
+    picked.push({ ...passages[o]!, text: await textOf(passages[o]!.start, passages[o]!.end) });
+  return { text: renderExcerpt(picked, last, title), excerpted: true };
+}
+
+/** The ordinals of the passages chosen, in document order, and the last passage's ordinal. */
+function excerptOrder(
+  passages: PassageSpan[],
+  ranked: number[],
+  title: string,
+  budget: number,
+): { order: number[]; last: number } {
   const last = passages.length - 1;
   // When no query matches anything, the document's beginning is the best guess.
   const order = ranked.length ? [...ranked, ...neighbours(ranked, last)] : passages.map((p) => p.ordinal);
@@ -97,11 +106,7 @@ function excerpt(
     chosen.add(ordinal);
     spent += cost;
   }
-  if (chosen.size === 0) return { text: textOf(0, budget), excerpted: true };
-  const picked = [...chosen]
-    .sort((a, b) => a - b)
-    .map((o) => ({ ...passages[o]!, text: textOf(passages[o]!.start, passages[o]!.end) }));
-  return { text: renderExcerpt(picked, last, title), excerpted: true };
+  return { order: [...chosen].sort((a, b) => a - b), last };
 }
 
 /**

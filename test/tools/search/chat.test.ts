@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../../src/store/open.js';
 import { buildChatTools } from '../../../src/tools/index.js';
 import { runCli, tempDb } from '../../support/cli.js';
 import { json, sse, startFakeServer } from '../../support/fake-server.js';
 import { chatSse } from '../../support/sse-builders.js';
+import { sqliteStore } from '../../support/stores.js';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
 beforeEach(async () => {
@@ -13,16 +13,16 @@ afterEach(() => server.close());
 
 describe('web_search in chat', () => {
   it('is offered with any backend configured, under a description that names no vendor', async () => {
-    const db = openStore(':memory:');
+    const store = await sqliteStore(':memory:');
     for (const env of [
       { BRAVE_SEARCH_KEY: 'k' },
       { TAVILY_API_KEY: 'k' },
       { SEARXNG_URL: 'http://searx.lan' },
     ]) {
-      expect((await buildChatTools(db, env)).names).toContain('web_search');
+      expect((await buildChatTools(store.notes, env)).names).toContain('web_search');
     }
-    expect((await buildChatTools(db, {})).names).not.toContain('web_search');
-    const spec = (await buildChatTools(db, { SEARXNG_URL: 'http://searx.lan' })).specs.find(
+    expect((await buildChatTools(store.notes, {})).names).not.toContain('web_search');
+    const spec = (await buildChatTools(store.notes, { SEARXNG_URL: 'http://searx.lan' })).specs.find(
       (s) => s.name === 'web_search',
     )!;
     expect(spec.description).not.toMatch(/brave|tavily|searxng/i);

@@ -1,43 +1,10 @@
-import { AgentError } from '../errors.js';
-import type { Message } from '../types.js';
+import { AgentError } from '../../errors.js';
+import type { Message } from '../../types.js';
+import type { Exchange, SessionSummary, StoredMessage } from '../types.js';
 import { type Db, writeError } from './open.js';
 
 // Chat sessions: one row per conversation, one row per message. A session row appears with its first
 // completed exchange, so an empty chat leaves nothing listed.
-
-export interface SessionSummary {
-  id: number;
-  /** The usage_ledger run its model calls are billed under. */
-  runId: string;
-  createdAt: string;
-  updatedAt: string;
-  /** Provider and model of the latest exchange. */
-  provider: string;
-  model: string;
-  exchanges: number;
-  /** Model calls billed under the session, and how many of them had no known price. */
-  calls: number;
-  unpricedCalls: number;
-  /** Dollars of the priced calls; null when no call has a known price. */
-  pricedUsd: number | null;
-  firstMessage: string;
-}
-
-/** A saved message with the exchange it belongs to and the provider and model the chat used for it. */
-export interface StoredMessage {
-  exchange: number;
-  provider: string;
-  model: string;
-  message: Message;
-}
-
-export interface Exchange {
-  provider: string;
-  model: string;
-  /** The exchange's messages in order, starting with the user's. */
-  messages: readonly Message[];
-  ts?: number;
-}
 
 interface SummaryRow {
   id: number;
@@ -51,6 +18,7 @@ interface SummaryRow {
   calls: number;
   unpriced: number;
   priced_usd: number | null;
+  created_by: string | null;
 }
 
 const SUMMARY = `SELECT s.*,
@@ -72,11 +40,8 @@ const toSummary = (r: SummaryRow): SessionSummary => ({
   unpricedCalls: r.unpriced,
   pricedUsd: r.priced_usd,
   firstMessage: r.first_message,
+  user: r.created_by ?? '',
 });
-
-/** The whole cost when it is known: 0 for no calls, null as soon as one call had no known price. */
-export const sessionCostUsd = (s: SessionSummary): number | null =>
-  s.unpricedCalls > 0 ? null : (s.pricedUsd ?? 0);
 
 /**
  * Appends one completed exchange in a single transaction, creating the session first when `sessionId`
@@ -87,6 +52,7 @@ export function saveExchange(
   sessionId: number | undefined,
   runId: string,
   exchange: Exchange,
+  user: string | null = null,
 ): number {
   const first = exchange.messages[0];
   if (first?.role !== 'user') throw new Error('an exchange starts with the user message');
@@ -101,11 +67,11 @@ export function saveExchange(
       sessionId ??
       (db
         .prepare(
-          `INSERT INTO chat_sessions (run_id, created_at, updated_at, provider, model, first_message)
-           VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+          `INSERT INTO chat_sessions (run_id, created_at, updated_at, provider, model, first_message, created_by)
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         )
         .pluck()
-        .get(runId, ts, ts, exchange.provider, exchange.model, first.content) as number);
+        .get(runId, ts, ts, exchange.provider, exchange.model, first.content, user) as number);
     const next = db
       .prepare(
         'SELECT COALESCE(MAX(seq) + 1, 0) AS seq, COALESCE(MAX(exchange) + 1, 1) AS exchange FROM chat_messages WHERE session_id = ?',
@@ -133,23 +99,31 @@ export function saveExchange(
   }
 }
 
-export function getSession(db: Db, id: number): SessionSummary | undefined {
-  const row = db.prepare(`${SUMMARY} WHERE s.id = ?`).get(id) as SummaryRow | undefined;
-  return row && toSummary(row);
-}
+/**
+ * Whose sessions a read sees: `owner`'s and those kept before agent recorded people (no owner), or
+ * everyone's when `owner` is undefined.
+ */
+const ownedBy = (owner: string | undefined) =>
+  owner === undefined ? '1' : '(s.created_by IS NULL OR s.created_by = @owner)';
 
-/** The session used most recently: the one `agent chat --continue` resumes. */
-export function latestSession(db: Db): SessionSummary | undefined {
-  const row = db.prepare(`${SUMMARY} ORDER BY s.updated_at DESC, s.id DESC LIMIT 1`).get() as
+export function getSession(db: Db, id: number, owner?: string): SessionSummary | undefined {
+  const row = db.prepare(`${SUMMARY} WHERE s.id = @id AND ${ownedBy(owner)}`).get({ id, owner }) as
     | SummaryRow
     | undefined;
   return row && toSummary(row);
 }
 
+/** The session used most recently: the one `agent chat --continue` resumes. */
+export function latestSession(db: Db, owner?: string): SessionSummary | undefined {
+  return listSessions(db, 1, owner)[0];
+}
+
 /** Most recently used first. */
-export function listSessions(db: Db, limit = 20): SessionSummary[] {
+export function listSessions(db: Db, limit = 20, owner?: string): SessionSummary[] {
   return (
-    db.prepare(`${SUMMARY} ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`).all(limit) as SummaryRow[]
+    db
+      .prepare(`${SUMMARY} WHERE ${ownedBy(owner)} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`)
+      .all({ limit, owner }) as SummaryRow[]
   ).map(toSummary);
 }
 
@@ -167,8 +141,12 @@ export function loadMessages(db: Db, id: number): StoredMessage[] {
 }
 
 /** Removes a session and its messages (its ledger rows stay: what was spent was spent); false if none. */
-export function deleteSession(db: Db, id: number): boolean {
+export function deleteSession(db: Db, id: number, owner?: string): boolean {
   const remove = db.transaction(() => {
+    if (
+      !db.prepare(`SELECT 1 FROM chat_sessions s WHERE s.id = @id AND ${ownedBy(owner)}`).get({ id, owner })
+    )
+      return false;
     db.prepare('DELETE FROM chat_messages WHERE session_id = ?').run(id);
     return db.prepare('DELETE FROM chat_sessions WHERE id = ?').run(id).changes > 0;
   });

@@ -1,18 +1,6 @@
-import { costOf, findPrice, type Price } from '../providers/prices.js';
-import type { Usage } from '../types.js';
+import { costOf, findPrice, type Price } from '../../providers/prices.js';
+import type { CostReport, CostRow, GroupBy, LedgerEntry } from '../types.js';
 import { type Db, writeError } from './open.js';
-
-export interface LedgerEntry {
-  command: 'chat' | 'research';
-  runId: string;
-  step: string;
-  provider: string;
-  model: string;
-  usage: Usage;
-  /** Cancelled mid-stream: billed all the same, with the tokens known at the cancel (partly estimated). */
-  cancelled?: boolean;
-  ts?: number;
-}
 
 /**
  * Writes one row per model call, pricing it now: the price used is stored on the row so that a later
@@ -22,23 +10,30 @@ export function recordCall(
   db: Db,
   entry: LedgerEntry,
   userPrices: Record<string, Price> = {},
+  user: string | null = null,
 ): number | null {
   const price = findPrice(entry.provider, entry.model, userPrices);
   const cost = price ? costOf(entry.usage, price) : null;
   try {
-    insertRow(db, entry, price, cost);
+    insertRow(db, entry, price, cost, user);
   } catch (error) {
     throw writeError(db, error);
   }
   return cost;
 }
 
-function insertRow(db: Db, entry: LedgerEntry, price: Price | undefined, cost: number | null): void {
+function insertRow(
+  db: Db,
+  entry: LedgerEntry,
+  price: Price | undefined,
+  cost: number | null,
+  user: string | null,
+): void {
   db.prepare(
     `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
        cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
-       price_cache_write, price_source, cost_usd, cancelled)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       price_cache_write, price_source, cost_usd, cancelled, created_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     entry.ts ?? Date.now(),
     entry.command,
@@ -58,36 +53,16 @@ function insertRow(db: Db, entry: LedgerEntry, price: Price | undefined, cost: n
     price?.source ?? null,
     cost,
     entry.cancelled ? 1 : 0,
+    user,
   );
-}
-
-export type GroupBy = 'model' | 'day' | 'command';
-
-export interface CostRow {
-  key: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  /** Sum of the priced calls; null when none of the calls has a known price. */
-  costUsd: number | null;
-  /** Calls whose model had no known price: their cost is not in `costUsd`. */
-  unpricedCalls: number;
-  /** Calls cancelled mid-stream, counted in every figure above with the tokens known at the cancel. */
-  cancelledCalls: number;
-}
-
-export interface CostReport {
-  totals: Omit<CostRow, 'key'>;
-  rows: CostRow[];
 }
 
 const GROUP_SQL: Record<GroupBy, string> = {
   model: "provider || ' ' || model",
   day: "date(ts / 1000, 'unixepoch', 'localtime')",
   command: 'command',
+  // Calls recorded before agent recorded people have no user.
+  user: "coalesce(nullif(created_by, ''), 'unknown')",
 };
 
 const AGGREGATES = `COUNT(*) AS calls,

@@ -1,40 +1,12 @@
-import { holderGone } from './holder.js';
+import { holderGone, RUN_STALE_MS } from '../holder.js';
+import { inflateText } from '../texts.js';
+import type { Claim, RunProgress, StartedRun } from '../types.js';
 import { type Db, writeError } from './open.js';
-import { inflateText, storeText } from './run-texts.js';
+import { storeText } from './run-texts.js';
 
-// The progress of research runs that have not answered yet (see db/migrations/013_run_progress.sql):
+// The progress of research runs that have not answered yet (see db/migrations/sqlite/013_run_progress.sql):
 // each write is its own short transaction, made the moment a step is done, so that a run killed at any
 // point keeps everything before it, and other processes sharing the file are never held up for long.
-
-/** A holder silent for this long is taken to be gone (another machine sharing the file, a hung disk). */
-export const RUN_STALE_MS = 60_000;
-
-export interface StartedRun {
-  question: string;
-  /** Unix epoch milliseconds. */
-  createdAt: number;
-  ledgerId: string;
-  /** What continuing the run needs (see research/resume.ts), kept as JSON. */
-  options: object;
-  holder: string;
-  plan: object;
-}
-
-export interface RunProgress {
-  id: number;
-  question: string;
-  status: 'done' | 'unfinished';
-  ledgerId: string;
-  options: Record<string, unknown>;
-  holder: string | null;
-  heartbeat: number;
-  /** Plans by round. */
-  plans: Map<number, Record<string, unknown>>;
-  /** A search's results by query. */
-  searches: Map<string, unknown[]>;
-  /** Sources by key, in the order they were read. */
-  sources: Map<string, { source: Record<string, unknown>; text: string; facts: string | null }>;
-}
 
 const write = <T>(db: Db, work: () => T): T => {
   try {
@@ -45,15 +17,15 @@ const write = <T>(db: Db, work: () => T): T => {
 };
 
 /** Keeps a new run as unfinished, with its plan (round 1); returns its number. */
-export function startRun(db: Db, run: StartedRun): number {
+export function startRun(db: Db, run: StartedRun, user: string | null = null): number {
   return write(db, () => {
     const id = db
       .prepare(
-        `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status)
-         VALUES (?, ?, 'model', '', NULL, '{}', 'unfinished') RETURNING id`,
+        `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status, created_by)
+         VALUES (?, ?, 'model', '', NULL, '{}', 'unfinished', ?) RETURNING id`,
       )
       .pluck()
-      .get(run.createdAt, run.question) as number;
+      .get(run.createdAt, run.question, user) as number;
     db.prepare(
       'INSERT INTO run_progress (run_id, ledger_id, options, holder, heartbeat) VALUES (?, ?, ?, ?, ?)',
     ).run(id, run.ledgerId, JSON.stringify(run.options), run.holder, Date.now());
@@ -110,12 +82,6 @@ export function releaseRun(db: Db, id: number, holder: string): void {
     db.prepare('UPDATE run_progress SET holder = NULL WHERE run_id = ? AND holder = ?').run(id, holder),
   );
 }
-
-export type Claim =
-  | { outcome: 'claimed'; progress: RunProgress }
-  | { outcome: 'missing' }
-  | { outcome: 'done' }
-  | { outcome: 'busy'; holder: string };
 
 /**
  * Takes an unfinished run over for this process, unless another live process holds it. The check and the

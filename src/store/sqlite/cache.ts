@@ -1,25 +1,10 @@
+import { deflateText, inflateText, textHash } from '../texts.js';
+import type { CachedPageRow, CacheStats, CacheTally, ExtractionKey, Removed } from '../types.js';
 import type { Db } from './open.js';
-import { deflateText, inflateText, textHash } from './run-texts.js';
 
-// The SQL of the page and extraction caches (db/migrations/012_caches.sql). Policy — what may be stored,
+// The SQL of the page and extraction caches (db/migrations/sqlite/012_caches.sql). Policy — what may be stored,
 // when a page is fresh — lives in src/cache/; these functions only read and write rows, and throw as
 // SQLite does: the callers decide that a failed cache write is skipped and a bad row is a miss.
-
-export interface CachedPageRow {
-  url: string;
-  finalUrl: string;
-  fetchedAt: number;
-  /** The validators: ETag and Last-Modified, as the server sent them. */
-  etag: string | null;
-  lastModified: string | null;
-  /** CachePolicy.toObject(), parsed. */
-  policy: unknown;
-  extractor: number;
-  title: string;
-  kind: string;
-  pages: number | null;
-  text: string;
-}
 
 /** The cached page for a URL, or undefined; a row that cannot be decoded throws. */
 export function getCachedPage(db: Db, url: string): CachedPageRow | undefined {
@@ -79,13 +64,6 @@ export function touchCachedPage(
   ).run({ ...update, policy: JSON.stringify(update.policy), url });
 }
 
-export interface ExtractionKey {
-  sourceHash: string;
-  question: string;
-  model: string;
-  promptVersion: number;
-}
-
 export function getCachedExtraction(db: Db, key: ExtractionKey): string | undefined {
   return db
     .prepare(
@@ -101,20 +79,6 @@ export function putCachedExtraction(db: Db, key: ExtractionKey, facts: string, c
     `INSERT OR REPLACE INTO extraction_cache (source_hash, question, model, prompt_version, facts, created_at)
      VALUES (@sourceHash, @question, @model, @promptVersion, @facts, @createdAt)`,
   ).run({ ...key, facts, createdAt });
-}
-
-export interface CacheTally {
-  count: number;
-  /** Bytes stored: compressed texts and the rows that describe them. */
-  bytes: number;
-  /** Unix epoch ms of the oldest and newest entry; null when there is none. */
-  oldest: number | null;
-  newest: number | null;
-}
-
-export interface CacheStats {
-  pages: CacheTally;
-  extractions: CacheTally;
 }
 
 // Row sizes as SQLite stores the values: text as UTF-8 bytes.
@@ -138,11 +102,6 @@ export function cacheStats(db: Db): CacheStats {
     )
     .get() as CacheTally;
   return { pages, extractions };
-}
-
-export interface Removed {
-  count: number;
-  bytes: number;
 }
 
 /** Removes every entry, or those stored before `before` (epoch ms); returns what was removed. */

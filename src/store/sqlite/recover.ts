@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { errorMessage } from '../errors.js';
-import { StoreError } from './errors.js';
+import { errorMessage } from '../../errors.js';
+import { StoreError } from '../errors.js';
 import { openForReading } from './health.js';
-import { type Db, openStore } from './open.js';
+import { type Db, openDatabase } from './open.js';
 
 // Copies every readable row of a (damaged) database into a new one, table by table, in rowid order.
 // better-sqlite3's SQLite has no recovery extension, so this reads as `.recover` would where the b-tree
@@ -53,7 +53,7 @@ export function recoverDatabase(from: string, to: string): Recovery {
         { cause: error },
       );
     }
-    target = openStore(to);
+    target = openDatabase(to);
     target.pragma('foreign_keys = OFF');
     const tables: TableRecovery[] = [];
     for (const [table, columns] of columnsOf(target)) {

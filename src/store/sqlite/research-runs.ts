@@ -1,44 +1,12 @@
+import type { NewRun, RunSummary, SavedRun } from '../types.js';
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
 import { dropProgress } from './run-progress.js';
-import { type RunText, saveRunTexts } from './run-texts.js';
+import { saveRunTexts } from './run-texts.js';
 
 // Research runs: the question, mode, answer and cost as columns (to list and search them), and the whole
 // result object as JSON, kept exactly as given so `agent reports --show` prints it again. A model run that
 // has not answered yet is kept 'unfinished', with its progress (see run-progress.ts) and no answer.
-
-export interface RunSummary {
-  id: number;
-  /** ISO 8601. */
-  createdAt: string;
-  question: string;
-  mode: string;
-  /** Null when a model call had no known price. */
-  costUsd: number | null;
-  /** `unfinished`: ended before its answer (`agent research --resume <id>` continues it). */
-  status: 'done' | 'unfinished';
-}
-
-export interface SavedRun extends RunSummary {
-  /** The answer or report, as shown. */
-  answer: string;
-  /** The object `agent research --json` printed for the run. */
-  result: Record<string, unknown>;
-}
-
-export interface NewRun {
-  question: string;
-  mode: string;
-  answer: string;
-  costUsd: number | null;
-  result: object;
-  /** Unix epoch milliseconds; now when absent. */
-  createdAt?: number;
-  /** The source texts the run used, kept with it (see run-texts.ts). */
-  texts?: RunText[];
-  /** The number of the unfinished run this completes (its progress is dropped). */
-  id?: number;
-}
 
 interface RunRow {
   id: number;
@@ -49,6 +17,7 @@ interface RunRow {
   cost_usd: number | null;
   result: string;
   status: 'done' | 'unfinished';
+  created_by: string | null;
 }
 
 const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
@@ -58,10 +27,11 @@ const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
   mode: r.mode,
   costUsd: r.cost_usd,
   status: r.status,
+  user: r.created_by ?? '',
 });
 
 /** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
-const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status,
+const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
   CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
     SELECT CASE WHEN COUNT(*) > COUNT(u.cost_usd) THEN NULL ELSE COALESCE(SUM(u.cost_usd), 0) END
     FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
@@ -71,13 +41,13 @@ const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status,
  * Keeps a finished run and its source texts, all or nothing; returns its id. A failed write (full disk,
  * read-only file) is one clear error.
  */
-export function saveRun(db: Db, run: NewRun): number {
+export function saveRun(db: Db, run: NewRun, user: string | null = null): number {
   try {
     // BEGIN IMMEDIATE: the write lock is taken (waiting out other writers) before anything is read, so a
     // snapshot that another process moved on from can never fail the save.
     return db
       .transaction(() => {
-        const id = (run.id !== undefined && completeRun(db, run.id, run)) || insertRun(db, run);
+        const id = (run.id !== undefined && completeRun(db, run.id, run)) || insertRun(db, run, user);
         if (run.texts?.length) saveRunTexts(db, id, run.texts);
         if (run.id !== undefined) dropProgress(db, run.id);
         return id;
@@ -99,11 +69,11 @@ function completeRun(db: Db, id: number, run: NewRun): number | undefined {
   return changed > 0 ? id : undefined;
 }
 
-function insertRun(db: Db, run: NewRun): number {
+function insertRun(db: Db, run: NewRun, user: string | null): number {
   return db
     .prepare(
-      `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result)
-         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, created_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
     .pluck()
     .get(
@@ -113,6 +83,7 @@ function insertRun(db: Db, run: NewRun): number {
       run.answer,
       run.costUsd,
       JSON.stringify(run.result),
+      user,
     ) as number;
 }
 
@@ -120,12 +91,20 @@ function insertRun(db: Db, run: NewRun): number {
  * Newest first. With a query, only runs whose question or answer has every word of it (or, when none
  * has them all, any of them); the query is read as words, never as FTS5 syntax.
  */
-export function listRuns(db: Db, options: { query?: string; limit?: number } = {}): RunSummary[] {
+export function listRuns(
+  db: Db,
+  options: { query?: string; limit?: number; user?: string } = {},
+): RunSummary[] {
   const limit = options.limit ?? 50;
+  // '' is how rows kept before agent recorded people are shown, so it finds them too.
+  const byUser = options.user === undefined ? '' : "AND coalesce(r.created_by, '') = @user";
+  const params = { limit, user: options.user ?? '' };
   if (options.query === undefined) {
     const rows = db
-      .prepare(`SELECT ${SUMMARY} FROM research_runs r ORDER BY r.created_at DESC, r.id DESC LIMIT ?`)
-      .all(limit) as RunRow[];
+      .prepare(
+        `SELECT ${SUMMARY} FROM research_runs r WHERE 1 ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
+      )
+      .all(params) as RunRow[];
     return rows.map(toSummary);
   }
   const words = options.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -133,10 +112,11 @@ export function listRuns(db: Db, options: { query?: string; limit?: number } = {
   const search = db.prepare(
     `SELECT ${SUMMARY}
      FROM research_runs_fts CROSS JOIN research_runs r ON r.id = research_runs_fts.rowid
-     WHERE research_runs_fts MATCH ? ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+     WHERE research_runs_fts MATCH @match ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
   );
-  let rows = search.all(ftsQuery(words, 'AND'), limit) as RunRow[];
-  if (rows.length === 0 && words.length > 1) rows = search.all(ftsQuery(words, 'OR'), limit) as RunRow[];
+  let rows = search.all({ ...params, match: ftsQuery(words, 'AND') }) as RunRow[];
+  if (rows.length === 0 && words.length > 1)
+    rows = search.all({ ...params, match: ftsQuery(words, 'OR') }) as RunRow[];
   return rows.map(toSummary);
 }
 

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
+import { migrationsDir } from '../migrations-dir.js';
 
-// The schema lives in db/migrations/ as plain SQL files, applied in file-name order. Each runs once,
+// The schema lives in db/migrations/sqlite/ as plain SQL files, applied in file-name order. Each runs once,
 // inside a transaction, and is recorded in `schema_migrations` by its name (the file name without .sql).
 // Never edit a file that has shipped: add a new one.
 export interface Migration {
@@ -9,8 +10,7 @@ export interface Migration {
   up(db: Database): void;
 }
 
-/** db/migrations/ at the package root: two levels above both src/store/ and dist/store/. */
-export const MIGRATIONS_DIR = new URL('../../db/migrations/', import.meta.url);
+export const MIGRATIONS_DIR = migrationsDir('sqlite');
 
 export function loadMigrations(dir: URL = MIGRATIONS_DIR): Migration[] {
   return (

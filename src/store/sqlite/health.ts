@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { errorMessage } from '../errors.js';
-import { StoreError, storeError, storeProblem } from './errors.js';
+import { errorMessage } from '../../errors.js';
+import { StoreError, storeError, storeProblem } from '../errors.js';
 import { type Db, pathOf, withAddon } from './open.js';
 
 // The database's health: SQLite's integrity check, read as which tables are damaged; and the document

@@ -1,13 +1,6 @@
+import type { Note } from '../types.js';
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
-
-export interface Note {
-  id: number;
-  title: string | null;
-  content: string;
-  tags: string[];
-  createdAt: string;
-}
 
 interface NoteRow {
   id: number;
@@ -15,6 +8,7 @@ interface NoteRow {
   content: string;
   tags: string;
   created_at: number;
+  created_by: string | null;
 }
 
 const toNote = (r: NoteRow): Note => ({
@@ -23,16 +17,23 @@ const toNote = (r: NoteRow): Note => ({
   content: r.content,
   tags: JSON.parse(r.tags) as string[],
   createdAt: new Date(r.created_at).toISOString(),
+  user: r.created_by ?? '',
 });
 
-export function addNote(db: Db, note: { content: string; title?: string; tags?: string[] }): Note {
+export function addNote(
+  db: Db,
+  note: { content: string; title?: string; tags?: string[] },
+  user: string | null = null,
+): Note {
   const content = note.content.trim();
   if (!content) throw new Error('A note needs some content.');
   const tags = [...new Set((note.tags ?? []).map((t) => t.trim()).filter(Boolean))];
   try {
     const row = db
-      .prepare('INSERT INTO notes (content, title, tags, created_at) VALUES (?, ?, ?, ?) RETURNING *')
-      .get(content, note.title?.trim() || null, JSON.stringify(tags), Date.now()) as NoteRow;
+      .prepare(
+        'INSERT INTO notes (content, title, tags, created_at, created_by) VALUES (?, ?, ?, ?, ?) RETURNING *',
+      )
+      .get(content, note.title?.trim() || null, JSON.stringify(tags), Date.now(), user) as NoteRow;
     return toNote(row);
   } catch (error) {
     throw writeError(db, error);

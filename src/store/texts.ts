@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
+
+// How texts are kept once wherever they are stored (run texts, cached pages), by either database.
+
+/** A text's key wherever texts are stored once: the SHA-256 of its UTF-8, hex. */
+export const textHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A text as stored: UTF-8, deflated with zlib. */
+export const deflateText = (text: string): Buffer => deflateSync(Buffer.from(text, 'utf8'));
+
+/** A stored text from its compressed body. */
+export const inflateText = (body: Buffer): string => inflateSync(body).toString('utf8');
