@@ -34,8 +34,8 @@ describe('agent --help and --version', () => {
 
   it('lists the db subcommands, whose --help works too', async () => {
     const db = await runCli(['db', '--help']);
-    expect(listed(db.stdout)).toEqual(['check', 'recover']);
-    for (const sub of ['check', 'recover']) {
+    expect(listed(db.stdout)).toEqual(['check', 'migrate', 'recover', 'status']);
+    for (const sub of ['check', 'migrate', 'recover', 'status']) {
       const r = await runCli(['db', sub, '--help']);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^Usage: agent db ${sub} `));
