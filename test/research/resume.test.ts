@@ -114,4 +114,24 @@ describe('a resumed research run', () => {
     expect(result.sources.map((s) => s.title)).toEqual(['Travel', 'Hotel tax', 'Expenses', 'Meals']);
     expect(stepsOf(second.calls)).toEqual(['write']);
   });
+
+  it('a progress write that fails is said once, at its step, and the run still answers', async () => {
+    const { store, base } = await world();
+    // Sources cannot be recorded (as when the server went away): the plan was, before them.
+    store.progress.recordSource = async () => {
+      throw new Error('the connection was lost');
+    };
+    const notices: string[] = [];
+    const model = researchModel(script(() => 'Hotels up to $300 [1].'));
+    const result = await runResearch({
+      ...base(model),
+      onEvent: (e) => e.type === 'notice' && notices.push(e.message),
+    });
+    expect(result.answer).toBe('Hotels up to $300 [1].');
+    expect(notices.filter((n) => n.startsWith("This run's progress"))).toEqual([
+      "This run's progress could not be recorded (the connection was lost): only what was recorded before can be resumed if it is interrupted.",
+    ]);
+    // The run answered, so it is kept done; nothing was half-recorded.
+    expect(await store.runs.list()).toEqual([expect.objectContaining({ id: 1, status: 'done' })]);
+  });
 });
