@@ -70,8 +70,9 @@ export class PgLedger implements LedgerStore {
       params.push(options.since);
       where = `WHERE ts >= $${params.length}`;
     }
-    const order =
-      options.by === 'day' ? 'key COLLATE "C"' : '"costUsd" DESC NULLS LAST, "calls" DESC, key COLLATE "C"';
+    // Keys in byte order, as SQLite sorts them (an output name cannot take COLLATE: the expression does).
+    const key = `(${GROUP_SQL[options.by]}) COLLATE "C"`;
+    const order = options.by === 'day' ? key : `"costUsd" DESC NULLS LAST, "calls" DESC, ${key}`;
     const rows = await this.db.query<CostReport['rows'][number]>(
       `SELECT ${GROUP_SQL[options.by]} AS key, ${AGGREGATES} FROM usage_ledger ${where}
        GROUP BY 1 ORDER BY ${order}`,
