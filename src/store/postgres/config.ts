@@ -36,14 +36,14 @@ export function connectionConfig(
   const host = parsed.host || env.PGHOST || 'localhost';
   const port = Number(parsed.port || env.PGPORT || 5432);
   const database = parsed.database || env.PGDATABASE || user;
-  const password = parsed.password ?? env.PGPASSWORD;
+  const password = parsed.password || env.PGPASSWORD;
   const timeout = Number(params.get('connect_timeout') ?? env.PGCONNECT_TIMEOUT ?? 10);
   const config: PoolConfig = {
     user,
     host,
     port,
     database,
-    ...(password !== undefined ? { password } : {}),
+    ...(password ? { password } : {}),
     ...(parsed.ssl !== undefined && parsed.ssl !== null ? { ssl: parsed.ssl as PoolConfig['ssl'] } : {}),
     application_name: 'agent',
     connectionTimeoutMillis: (Number.isFinite(timeout) && timeout > 0 ? timeout : 10) * 1000,

@@ -48,6 +48,10 @@ export function connectFailure(target: Target, error: unknown): AgentError {
     return say(
       `the server refused the password of user "${target.user}"; check the password in the URL or PGPASSWORD.`,
     );
+  if (/password must be a string|no password/i.test(message))
+    return say(
+      `the server asks for a password and none was given for user "${target.user}"; put it in the URL (postgres://user:password@host/db) or PGPASSWORD.`,
+    );
   if (code === '3D000')
     return say(
       `the database "${target.database}" does not exist on ${where}; create it (createdb ${target.database}) or fix its name in the URL.`,
