@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { openPostgres } from '../../src/store/postgres/open.js';
 import type { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/store.js';
+import { servePglite } from './pglite-server.js';
 
 // A PostgreSQL database for one test file, reached through the real `pg` driver over the wire protocol:
-// PGlite (PostgreSQL compiled to WebAssembly) served on a loopback port by pglite-socket, or, when
-// AGENT_TEST_DATABASE_URL names a real server, a fresh database created on it (dropped at the end).
+// PGlite (PostgreSQL compiled to WebAssembly) served on a loopback port with pglite-socket's connection
+// handling (pglite-server.ts), or, when AGENT_TEST_DATABASE_URL names a real server, a fresh database
+// created on it (dropped at the end).
 //
-// pglite-socket multiplexes its connections onto PGlite's one backend: messages are queued and run one at
-// a time, and while a transaction is open only the connection that opened it is served. So transactions
-// from several connections (and processes) are serialised, as row locks would on a server, but session
-// state (SET ROLE, the connecting user and database) is shared: PGlite accepts any user, password and
-// database name. Tests of passwords and roles therefore need a real server (or a scripted one).
+// PGlite is one backend shared by every connection: their transactions take turns (as row locks would
+// make them on a server), but session state is shared, and any user, password and database name is
+// accepted. Tests of passwords and roles therefore also run on a real server or a scripted one.
 
 export interface TestDatabase {
   /** postgres://… of the database. */
@@ -35,11 +34,8 @@ export async function startTestDatabase(): Promise<TestDatabase> {
 
 async function onPglite(): Promise<TestDatabase> {
   const lite = await PGlite.create();
-  // Enough connections for the tests' pools and four child processes.
-  const server = new PGLiteSocketServer({ db: lite, port: 0, host: '127.0.0.1', maxConnections: 64 });
-  await server.start();
-  const port = Number(server.getServerConn().split(':').at(-1));
-  const url = `postgres://postgres:test@127.0.0.1:${port}/postgres`;
+  const server = await servePglite(lite);
+  const url = `postgres://postgres:test@127.0.0.1:${server.port}/postgres`;
   const admin = new pg.Pool({ connectionString: url, max: 1 });
   return {
     url,
