@@ -19,7 +19,8 @@ const GROUP_SQL: Record<GroupBy, string> = {
   model: "provider || ' ' || model",
   day: "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE $1, 'YYYY-MM-DD')",
   command: 'command',
-  user: "coalesce(created_by, '')",
+  // Calls recorded before agent recorded people have no user.
+  user: "coalesce(nullif(created_by, ''), 'unknown')",
 };
 
 const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -1,5 +1,5 @@
 import type { Note, NotesStore } from '../store.js';
-import type { Db } from './db.js';
+import { type Db, withUser } from './db.js';
 import { WEIGHTS, websearch, wordsOf } from './fts.js';
 
 interface NoteRow {
@@ -8,17 +8,22 @@ interface NoteRow {
   content: string;
   tags: string[];
   created_at: number;
+  created_by: string | null;
 }
 
-const toNote = (r: NoteRow): Note => ({
-  id: r.id,
-  title: r.title,
-  content: r.content,
-  tags: r.tags,
-  createdAt: new Date(r.created_at).toISOString(),
-});
+const toNote = (r: NoteRow): Note =>
+  withUser(
+    {
+      id: r.id,
+      title: r.title,
+      content: r.content,
+      tags: r.tags,
+      createdAt: new Date(r.created_at).toISOString(),
+    },
+    r.created_by,
+  );
 
-const COLUMNS = 'id, title, content, tags, created_at';
+const COLUMNS = 'id, title, content, tags, created_at, created_by';
 
 export class PgNotes implements NotesStore {
   constructor(

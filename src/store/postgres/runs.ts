@@ -1,5 +1,5 @@
 import type { NewRun, RunSummary, RunsStore, SavedRun } from '../store.js';
-import { type Client, type Db, rows } from './db.js';
+import { type Client, type Db, rows, withUser } from './db.js';
 import { websearch, wordsOf } from './fts.js';
 import { dropUnusedTexts, hashesOf, inflateText, storeText } from './texts.js';
 
@@ -16,21 +16,26 @@ interface RunRow {
   cost_usd: number | null;
   result: Record<string, unknown>;
   status: 'done' | 'unfinished';
+  created_by: string | null;
 }
 
-const toSummary = (r: RunRow): RunSummary => ({
-  id: r.id,
-  createdAt: new Date(r.created_at).toISOString(),
-  question: r.question,
-  mode: r.mode,
-  costUsd: r.cost_usd,
-  status: r.status,
-});
+const toSummary = (r: RunRow): RunSummary =>
+  withUser(
+    {
+      id: r.id,
+      createdAt: new Date(r.created_at).toISOString(),
+      question: r.question,
+      mode: r.mode,
+      costUsd: r.cost_usd,
+      status: r.status,
+    },
+    r.created_by,
+  );
 
 const toSaved = (r: RunRow): SavedRun => ({ ...toSummary(r), answer: r.answer, result: r.result });
 
 /** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
-const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status,
+const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
   CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
     SELECT CASE WHEN count(*) > count(u.cost_usd) THEN NULL ELSE coalesce(sum(u.cost_usd), 0) END
     FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id

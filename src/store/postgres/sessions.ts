@@ -1,7 +1,7 @@
 import { AgentError } from '../../errors.js';
 import type { Message } from '../../types.js';
 import type { Exchange, SessionSummary, SessionsStore, StoredMessage } from '../store.js';
-import { type Db, rows } from './db.js';
+import { type Db, rows, withUser } from './db.js';
 
 // Chat sessions on PostgreSQL: one row per conversation, one per message, an exchange appended in one
 // transaction. A session is its creator's: without `all` only this user's are listed. Where each person
@@ -19,9 +19,10 @@ interface SummaryRow {
   calls: number;
   unpriced: number;
   priced_usd: number | null;
+  created_by: string | null;
 }
 
-const SUMMARY = `SELECT s.id, s.run_id, s.created_at, s.updated_at, s.provider, s.model, s.first_message,
+const SUMMARY = `SELECT s.id, s.run_id, s.created_at, s.updated_at, s.provider, s.model, s.first_message, s.created_by,
   (SELECT count(DISTINCT exchange) FROM chat_messages m WHERE m.session_id = s.id) AS exchanges,
   u.calls, u.unpriced, u.priced_usd
 FROM chat_sessions s CROSS JOIN LATERAL (
@@ -29,7 +30,9 @@ FROM chat_sessions s CROSS JOIN LATERAL (
   FROM usage_ledger l WHERE l.run_id = s.run_id
 ) u`;
 
-const toSummary = (r: SummaryRow): SessionSummary => ({
+const toSummary = (r: SummaryRow): SessionSummary => withUser(summaryOf(r), r.created_by);
+
+const summaryOf = (r: SummaryRow): SessionSummary => ({
   id: r.id,
   runId: r.run_id,
   createdAt: new Date(r.created_at).toISOString(),
@@ -93,11 +96,14 @@ export class PgSessions implements SessionsStore {
     });
   }
 
-  /** `AND s.created_by = $n` unless all sessions are asked for. */
+  /**
+   * The condition for this user's sessions, and those kept before agent recorded people (no owner:
+   * everyone's); none when all sessions are asked for.
+   */
   private mine(all: boolean | undefined, params: unknown[]): string {
     if (all) return '';
     params.push(this.user);
-    return ` AND s.created_by = $${params.length}`;
+    return ` AND (s.created_by IS NULL OR s.created_by = $${params.length})`;
   }
 
   async get(id: number, options: { all?: boolean } = {}): Promise<SessionSummary | undefined> {
@@ -141,7 +147,12 @@ export class PgSessions implements SessionsStore {
     }));
   }
 
+  /** Deletes one of this user's sessions (or an ownerless one); false for none, or another's. */
   async delete(id: number): Promise<boolean> {
-    return (await this.db.query('DELETE FROM chat_sessions WHERE id = $1 RETURNING id', [id])).length > 0;
+    const params: unknown[] = [id];
+    const where = this.mine(false, params).replaceAll('s.created_by', 'created_by');
+    return (
+      (await this.db.query(`DELETE FROM chat_sessions WHERE id = $1${where} RETURNING id`, params)).length > 0
+    );
   }
 }

@@ -3,11 +3,19 @@ import { PgCache } from './cache.js';
 import type { Db } from './db.js';
 import { PgIndex } from './documents.js';
 import { PgLedger } from './ledger.js';
-import { migrate, schemaVersion } from './migrations.js';
+import { migrate, pendingSteps, schemaVersion } from './migrations.js';
 import { PgNotes } from './notes.js';
 import { PgProgress } from './progress.js';
 import { PgRuns } from './runs.js';
 import { PgSessions } from './sessions.js';
+
+const COUNTED = [
+  ['reports', 'research_runs'],
+  ['notes', 'notes'],
+  ['sessions', 'chat_sessions'],
+  ['ledger', 'usage_ledger'],
+  ['documents', 'documents'],
+] as const;
 
 /** Everything agent keeps, in a team's PostgreSQL database: one capability per object. */
 export class PostgresStore implements Store {
@@ -43,12 +51,22 @@ export class PostgresStore implements Store {
 
   async status(): Promise<StoreStatus> {
     const version = await schemaVersion(this.db);
-    const counts = await this.db.one<StoreStatus['counts']>(
-      `SELECT (SELECT count(*) FROM research_runs WHERE status = 'done') AS reports,
-         (SELECT count(*) FROM notes) AS notes, (SELECT count(*) FROM chat_sessions) AS sessions,
-         (SELECT count(*) FROM usage_ledger) AS ledger, (SELECT count(*) FROM documents) AS documents`,
+    const pending = await pendingSteps(this.db);
+    // Counted where the table exists: `agent db status` runs on a database not migrated yet too.
+    const counts = { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 };
+    for (const [key, table] of COUNTED) {
+      const found = await this.db.one<{ n: number | null }>(
+        `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE 0 END AS n`,
+        [table],
+      );
+      if (found?.n === null) continue;
+      counts[key] = (await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
+    }
+    // `pending` joins StoreStatus with store19's interface (steps this version has and the database has not).
+    return Object.assign(
+      { kind: 'postgres' as const, location: this.location, schemaVersion: version, counts },
+      { pending },
     );
-    return { kind: 'postgres', location: this.location, schemaVersion: version, counts: counts! };
   }
 
   close(): Promise<void> {

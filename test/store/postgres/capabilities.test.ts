@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../../src/store/postgres/open.js';
 import type { PostgresStore } from '../../../src/store/postgres/store.js';
 import type { Message, Usage } from '../../../src/types.js';
 import { openTestStore, startTestDatabase, type TestDatabase } from '../../support/pg.js';
@@ -13,6 +14,8 @@ const usage = (u: Partial<Usage>): Usage => ({
   reasoning: 0,
   ...u,
 });
+/** Who created a row (the row types gain `user` with store19's types.ts). */
+const userOf = (row: object | undefined) => (row as { user?: string } | undefined)?.user;
 const user = (content: string): Message => ({ role: 'user', content }) as Message;
 const reply = (text: string): Message =>
   ({ role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop' }) as unknown as Message;
@@ -71,10 +74,12 @@ describe('ledger', () => {
       'openai-compatible mystery-7b',
     ]);
     expect(byModel.rows[1]).toMatchObject({ costUsd: null, calls: 1, unpricedCalls: 1 });
+    await db.sql('UPDATE usage_ledger SET created_by = NULL WHERE run_id = $1', ['r2']);
     const byUser = await store.ledger.report({ by: 'user' });
+    // Calls recorded before people were recorded are "unknown".
     expect(byUser.rows.map((r) => [r.key, r.calls])).toEqual([
       ['ann', 1],
-      ['bob', 1],
+      ['unknown', 1],
     ]);
     const byDay = await store.ledger.report({ by: 'day', since: 0 });
     expect(byDay.rows[0]!.key).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -94,6 +99,7 @@ describe('notes', () => {
     await store.notes.add({ content: 'Refunds above $200 need a lead' });
     const c = await store.notes.add({ content: 'Hotels in Paris cost less' });
     expect(a.tags).toEqual(['hotel']);
+    expect(a).toMatchObject({ user: 'ann' });
     expect(a.createdAt).toMatch(/Z$/);
     expect((await store.notes.list()).map((n) => n.id)).toEqual([c.id, expect.any(Number), a.id]);
     expect((await store.notes.list('london hotels')).map((n) => n.id)).toEqual([a.id]);
@@ -159,9 +165,18 @@ describe('sessions', () => {
       expect((await store.sessions.list()).map((s) => s.id)).toEqual([id]);
       expect((await store.sessions.list({ all: true })).map((s) => s.id)).toEqual([his, id]);
       expect(await store.sessions.get(his)).toBeUndefined();
+      expect(userOf(await store.sessions.get(id))).toBe('ann');
       expect((await store.sessions.get(his, { all: true }))?.firstMessage).toBe('mine');
       expect((await store.sessions.latest())?.id).toBe(id);
-      expect((await store.sessions.latest({ all: true }))?.id).toBe(his);
+      expect((await bob.sessions.latest())?.id).toBe(his);
+      // Another's session cannot be deleted; one kept before people were recorded is everyone's.
+      expect(await store.sessions.delete(his)).toBe(false);
+      await db.sql('UPDATE chat_sessions SET created_by = NULL WHERE id = $1', [his]);
+      expect((await store.sessions.list()).map((s) => [s.id, userOf(s)])).toEqual([
+        [his, ''],
+        [id, 'ann'],
+      ]);
+      expect(await store.sessions.delete(his)).toBe(true);
     } finally {
       await bob.close();
     }
@@ -216,7 +231,7 @@ describe('reports (saved runs) and their progress', () => {
     expect((await store.runs.list()).map((r) => r.id)).toEqual([other, id]);
     expect((await store.runs.list({ query: 'london hotels' })).map((r) => r.id)).toEqual([id]);
     expect((await store.runs.list({ query: 'london refund' })).map((r) => r.id)).toEqual([other, id]);
-    expect((await store.runs.list({ user: 'ann' })).length).toBe(2);
+    expect((await store.runs.list({ user: 'ann' })).map(userOf)).toEqual(['ann', 'ann']);
     expect(await store.runs.list({ user: 'bob' })).toEqual([]);
     expect((await store.runs.ofQuestion('Refund limits?', 'extractive')).map((r) => r.id)).toEqual([other]);
     expect(await store.runs.texts(id)).toEqual(new Map([[1, 'London: $300 a night.']]));
@@ -344,6 +359,21 @@ describe('caches', () => {
 });
 
 describe('status', () => {
+  it('says which steps an unmigrated database lacks, and counts nothing there', async () => {
+    await store.close();
+    await db.reset();
+    store = await openPostgres(db.url, { migrate: false, env: { AGENT_USER: 'ann' } });
+    const before = await store.status();
+    expect(before).toMatchObject({
+      schemaVersion: 0,
+      counts: { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 },
+    });
+    expect((before as unknown as { pending: string[] }).pending).toHaveLength(14);
+    expect(await store.migrate()).toHaveLength(14);
+    expect(await store.migrate()).toEqual([]);
+    expect((await store.status()).schemaVersion).toBe(14);
+  });
+
   it('counts what the database holds', async () => {
     await store.notes.add({ content: 'n' });
     await store.runs.save({ question: 'q', mode: 'model', answer: 'a', costUsd: null, result: {} });
@@ -352,6 +382,7 @@ describe('status', () => {
       kind: 'postgres',
       schemaVersion: 14,
       counts: { reports: 1, notes: 1, sessions: 0, ledger: 0, documents: 0 },
+      pending: [],
     });
     expect(status.location).toBe(store.location);
   });
