@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../../errors.js';
 import type { Client, Db } from './db.js';
 
@@ -6,8 +6,14 @@ import type { Client, Db } from './db.js';
 // order. All pending steps run in one transaction under a transaction-level advisory lock, so two
 // processes starting at once apply each step once (the second waits, then finds them applied).
 
-/** db/migrations/postgres/ at the package root: three levels above src/store/postgres/ and dist/store/postgres/. */
-export const PG_MIGRATIONS_DIR = new URL('../../../db/migrations/postgres/', import.meta.url);
+/**
+ * db/migrations/postgres/ at the package root: three levels above src/store/postgres/ and
+ * dist/store/postgres/, two above the bundle's dist/bundle/.
+ */
+export const PG_MIGRATIONS_DIR =
+  ['../../../db/migrations/postgres/', '../../db/migrations/postgres/']
+    .map((path) => new URL(path, import.meta.url))
+    .find((url) => existsSync(url)) ?? new URL('../../../db/migrations/postgres/', import.meta.url);
 
 /** The lock's key: any constant shared by every agent process ('agent' in ASCII). */
 const LOCK_KEY = 0x6167656e74;

@@ -30,7 +30,8 @@ export class PostgresStore implements Store {
   readonly index: PgIndex;
 
   constructor(
-    private readonly db: Db,
+    /** The pool, for `agent db copy` (copy.ts), which writes rows the interface has no method for. */
+    readonly db: Db,
     readonly user: string,
     readonly readOnly: boolean,
   ) {
