@@ -16,10 +16,10 @@ const NORM = 32;
  * `idf` (t, w) the terms' weights, `scores` (id, score) the passages' scores.
  */
 const scored = (scope: string) => `
-  terms AS (
+  terms AS MATERIALIZED (
     SELECT t, q FROM unnest($1::text[]) AS t, websearch_to_tsquery('english', '"' || t || '"') AS q
     WHERE numnode(q) > 0
-  ), n AS (
+  ), n AS MATERIALIZED (
     SELECT count(*)::float8 AS n FROM passage_spans p JOIN documents d ON d.id = p.document_id WHERE ${scope}
   ), hits AS (
     SELECT terms.t, p.id, ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
