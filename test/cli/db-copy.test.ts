@@ -50,7 +50,10 @@ beforeAll(async () => {
   );
   message.run(0, JSON.stringify({ role: 'user', content: 'hello' }));
   message.run(1, JSON.stringify({ role: 'assistant', content: [{ type: 'text', text: 'hi' }] }));
-  s.prepare('INSERT INTO page_bodies (hash, chars, body) VALUES (?, 4, ?)').run(sha('page'), deflateSync('page'));
+  s.prepare('INSERT INTO page_bodies (hash, chars, body) VALUES (?, 4, ?)').run(
+    sha('page'),
+    deflateSync('page'),
+  );
   s.prepare(
     `INSERT INTO page_cache (url, final_url, fetched_at, policy, extractor, title, kind, body_hash)
      VALUES ('https://e.x/', 'https://e.x/', 5, '{}', 1, 'E', 'html', ?)`,
