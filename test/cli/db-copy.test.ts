@@ -102,9 +102,7 @@ describe('agent db copy', () => {
 
     const again = await runCli(['--db', file, 'db', 'copy', '--to', db.url]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(
-      /^Nothing new to copy from .* to postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\.\n/,
-    );
+    expect(again.stdout).toMatch(/^Nothing new to copy from .* to postgres:\/\/postgres@[\w.]+:\d+\/\w+\.\n/);
     expect(again.stdout).toContain('Already in the team database: 9 row(s), left as they are.');
   });
 

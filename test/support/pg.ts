@@ -36,7 +36,7 @@ async function onPglite(): Promise<TestDatabase> {
   const lite = await PGlite.create();
   const server = await servePglite(lite);
   const url = `postgres://postgres:test@127.0.0.1:${server.port}/postgres`;
-  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  const admin = quiet(new pg.Pool({ connectionString: url, max: 1 }));
   return {
     url,
     lite: true,
@@ -52,11 +52,11 @@ async function onPglite(): Promise<TestDatabase> {
 
 async function onServer(serverUrl: string): Promise<TestDatabase> {
   const name = `agent_test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const root = new pg.Pool({ connectionString: serverUrl, max: 1 });
+  const root = quiet(new pg.Pool({ connectionString: serverUrl, max: 1 }));
   await root.query(`CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const admin = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  const admin = quiet(new pg.Pool({ connectionString: url.toString(), max: 1 }));
   return {
     url: url.toString(),
     lite: false,
@@ -68,6 +68,12 @@ async function onServer(serverUrl: string): Promise<TestDatabase> {
       await root.end();
     },
   };
+}
+
+/** A pool whose idle connections may be ended by the server (DROP DATABASE … WITH (FORCE)) unheard. */
+function quiet(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => {});
+  return pool;
 }
 
 async function resetSchema(admin: pg.Pool): Promise<void> {
