@@ -22,6 +22,8 @@ export interface TestDatabase {
   lite: boolean;
   /** An admin connection's query (the tests' own set-up and checks). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Cuts every connection to the database but the harness's own, as a network failure would. */
+  dropConnections(): Promise<void>;
   /** Empties the database: every table, policy and migration step goes. */
   reset(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +44,9 @@ async function onPglite(): Promise<TestDatabase> {
     lite: true,
     sql: async (text, params) => (await admin.query(text, params)).rows,
     reset: () => resetSchema(admin),
+    async dropConnections() {
+      server.dropConnections();
+    },
     async stop() {
       await admin.end();
       await server.stop();
@@ -62,6 +67,11 @@ async function onServer(serverUrl: string): Promise<TestDatabase> {
     lite: false,
     sql: async (text, params) => (await admin.query(text, params)).rows,
     reset: () => resetSchema(admin),
+    async dropConnections() {
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+    },
     async stop() {
       await admin.end();
       await root.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -100,7 +100,9 @@ class UnitQueue {
 }
 
 /** Serves `db` on a loopback port; its URL's user, password and database are accepted whatever they are. */
-export async function servePglite(db: PGlite): Promise<{ port: number; stop(): Promise<void> }> {
+export async function servePglite(
+  db: PGlite,
+): Promise<{ port: number; dropConnections(): void; stop(): Promise<void> }> {
   const queue = new UnitQueue(db) as unknown as Queue;
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -113,6 +115,10 @@ export async function servePglite(db: PGlite): Promise<{ port: number; stop(): P
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
+    /** Cuts every open connection, as a network failure or a server restart would. */
+    dropConnections() {
+      for (const s of sockets) s.destroy();
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
