@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { ConfigError, errorMessage } from '../../errors.js';
-import { withAddon } from '../open.js';
 import type { Client, Db } from './db.js';
 import { rows } from './db.js';
 
@@ -33,10 +33,17 @@ const BATCH = 500;
 export type Sqlite = Database.Database;
 type SqlRow = Record<string, unknown>;
 
+/**
+ * better-sqlite3 as installed, loaded at run time rather than from agent's bundle (where its addon
+ * lookup would start from the wrong folder); only `db copy` needs it on this side.
+ */
+const SqliteDatabase = (): typeof Database =>
+  createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+
 /** Opens the SQLite file read-only, as it is: a copy never changes its source. */
 export function openSource(path: string): Sqlite {
   try {
-    const source = new Database(path, withAddon({ readonly: true, fileMustExist: true }));
+    const source = new (SqliteDatabase())(path, { readonly: true, fileMustExist: true });
     source.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
     return source;
   } catch (error) {
