@@ -36,10 +36,10 @@ export function connectFailure(target: Target, error: unknown): AgentError {
   const say = (text: string) => new ConfigError(`PostgreSQL (${target.location}): ${text}`, { cause: error });
   if (code === 'ECONNREFUSED')
     return say(
-      `nothing is listening at ${where}; is the server running, and are the host and port in AGENT_DATABASE_URL (or --db) right?`,
+      `nothing is listening at ${where}; is the server running, and are the host and port in the database URL right?`,
     );
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return say(`the host name ${target.host} is not known; check the host in AGENT_DATABASE_URL (or --db).`);
+    return say(`the host name ${target.host} is not known; check the host in the database URL.`);
   if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || /timeout/i.test(message))
     return say(
       `no answer from ${where} in time; check the host and port, and that a firewall lets you reach the server.`,
