@@ -50,6 +50,8 @@ export function connectionConfig(
     // Small: one CLI process needs a connection or two; a team's server is shared by everyone's.
     max: 4,
     idleTimeoutMillis: 10_000,
+    // An idle connection never keeps the process alive: a command ends when its work does.
+    allowExitOnIdle: true,
   };
   const sslmode = params.get('sslmode') ?? env.PGSSLMODE;
   return {
