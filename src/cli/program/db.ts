@@ -78,4 +78,24 @@ Examples:
       const { runDbRecover } = await import('../commands/db.js');
       runDbRecover({ ...options, db: command.optsWithGlobals().db });
     });
+  db.command('copy')
+    .description(
+      'Copy this SQLite history (reports, notes, chats, the cost ledger, the caches) into a team PostgreSQL database.',
+    )
+    .option('--to <url>', 'the team database: postgres://user@host:5432/db (default: AGENT_DATABASE_URL)')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      `
+The SQLite file is --db's (or AGENT_DB, or the default one); it is only read. Running it again copies
+only what is new. The document index is not copied: the next research run makes it from your files.
+
+Examples:
+  agent db copy --to postgres://alice@db.example.com:5432/team
+  agent --db ~/old.db db copy --to postgresql://alice@localhost/team --json`,
+    )
+    .action(async (options, command: Command) => {
+      const { runDbCopy } = await import('../commands/db-copy.js');
+      await runDbCopy({ ...options, db: command.optsWithGlobals().db });
+    });
 }

@@ -1,0 +1,87 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { ConfigError } from '../../errors.js';
+import type { Client, Db } from './db.js';
+
+// The schema on PostgreSQL: db/migrations/postgres/, the same numbered steps as SQLite's, in file-name
+// order. All pending steps run in one transaction under a transaction-level advisory lock, so two
+// processes starting at once apply each step once (the second waits, then finds them applied).
+
+/**
+ * db/migrations/postgres/ at the package root: three levels above src/store/postgres/ and
+ * dist/store/postgres/, two above the bundle's dist/bundle/.
+ */
+export const PG_MIGRATIONS_DIR =
+  ['../../../db/migrations/postgres/', '../../db/migrations/postgres/']
+    .map((path) => new URL(path, import.meta.url))
+    .find((url) => existsSync(url)) ?? new URL('../../../db/migrations/postgres/', import.meta.url);
+
+/** The lock's key: any constant shared by every agent process ('agent' in ASCII). */
+const LOCK_KEY = 0x6167656e74;
+
+export const stepNames = (dir: URL = PG_MIGRATIONS_DIR): string[] =>
+  readdirSync(dir)
+    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => f.replace(/\.sql$/, ''));
+
+/** The applied steps' names; none when the schema table does not exist yet. */
+async function appliedSteps(c: Client | Db): Promise<string[]> {
+  const exists = await ('pool' in c ? c.one<{ t: string | null }>(REGCLASS) : first(c, REGCLASS));
+  if (!exists?.t) return [];
+  const sql = 'SELECT name FROM schema_migrations ORDER BY name';
+  const rows = 'pool' in c ? await c.query<{ name: string }>(sql) : (await c.query(sql)).rows;
+  return rows.map((r) => (r as { name: string }).name);
+}
+
+const REGCLASS = "SELECT to_regclass('schema_migrations')::text AS t";
+const first = async (c: Client, sql: string) =>
+  (await c.query(sql)).rows[0] as { t: string | null } | undefined;
+
+function refuseNewer(location: string, applied: string[], known: string[]): void {
+  const unknown = applied.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `The database at ${location} cannot be used: it was written by a newer version of agent (unknown schema step ${unknown.join(', ')}); upgrade agent, or set AGENT_DATABASE_URL to another database.`,
+    );
+}
+
+/** The newest step applied, by number (0 for an empty database). */
+export const versionOf = (applied: string[]): number =>
+  applied.reduce((max, name) => Math.max(max, Number.parseInt(name, 10) || 0), 0);
+
+/** Pending steps' names, without writing anything (a newer schema is refused). */
+export async function pendingSteps(db: Db, dir: URL = PG_MIGRATIONS_DIR): Promise<string[]> {
+  const known = stepNames(dir);
+  const applied = await appliedSteps(db);
+  refuseNewer(db.location, applied, known);
+  return known.filter((name) => !applied.includes(name));
+}
+
+/** Applies every pending step in one transaction; the names of those this process applied. */
+export async function migrate(db: Db, dir: URL = PG_MIGRATIONS_DIR): Promise<string[]> {
+  // The usual case, a current schema, costs one read and takes no lock.
+  if ((await pendingSteps(db, dir)).length === 0) return [];
+  return db.tx(async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    await c.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)',
+    );
+    const known = stepNames(dir);
+    // Read again under the lock: another process may have applied them while this one waited.
+    const applied = await appliedSteps(c);
+    refuseNewer(db.location, applied, known);
+    const ran: string[] = [];
+    for (const name of known) {
+      if (applied.includes(name)) continue;
+      await c.query(readFileSync(new URL(`${name}.sql`, dir), 'utf8'));
+      await c.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, Date.now()]);
+      ran.push(name);
+    }
+    return ran;
+  });
+}
+
+/** The schema version as `agent db status` shows it. */
+export async function schemaVersion(db: Db): Promise<number> {
+  return versionOf(await appliedSteps(db));
+}

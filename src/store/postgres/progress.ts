@@ -1,0 +1,183 @@
+import { holderGone } from '../holder.js';
+import type { Claim, ProgressStore, RunProgress, StartedRun } from '../store.js';
+import { type Client, type Db, rows } from './db.js';
+import { dropProgress } from './runs.js';
+import { dropUnusedTexts, hashesOf, inflateText, storeText } from './texts.js';
+
+// Unfinished research runs on PostgreSQL: each step its own short transaction, committed the moment the
+// step is done, so a run cut off at any point (a dropped connection, a kill) keeps everything before it.
+
+/** A holder silent for this long is taken to be gone (a process on another machine, a hung one). */
+const RUN_STALE_MS = 60_000;
+
+export class PgProgress implements ProgressStore {
+  constructor(
+    private readonly db: Db,
+    private readonly user: string,
+  ) {}
+
+  async start(run: StartedRun): Promise<number> {
+    return this.db.tx(async (c) => {
+      const [row] = await rows<{ id: number }>(
+        c,
+        `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status, created_by)
+         VALUES ($1, $2, 'model', '', NULL, '{}', 'unfinished', $3) RETURNING id`,
+        [run.createdAt, run.question, this.user],
+      );
+      const id = row!.id;
+      await c.query(
+        'INSERT INTO run_progress (run_id, ledger_id, options, holder, heartbeat) VALUES ($1, $2, $3, $4, $5)',
+        [id, run.ledgerId, JSON.stringify(run.options), run.holder, Date.now()],
+      );
+      await plan(c, id, 1, run.plan);
+      return id;
+    });
+  }
+
+  async recordPlan(id: number, round: number, value: object): Promise<void> {
+    await this.db.tx((c) => plan(c, id, round, value));
+  }
+
+  async recordSearch(id: number, query: string, results: unknown[]): Promise<void> {
+    await this.db.query(
+      `INSERT INTO run_searches (run_id, query, results) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id, query) DO UPDATE SET results = excluded.results`,
+      [id, query, JSON.stringify(results)],
+    );
+  }
+
+  /** A source read: its description and its text (stored once); facts already recorded are kept. */
+  async recordSource(id: number, key: string, source: object, text: string): Promise<void> {
+    await this.db.tx(async (c) => {
+      const hash = await storeText(c, text);
+      const [old] = await rows<{ hash: string }>(
+        c,
+        'SELECT hash FROM run_sources WHERE run_id = $1 AND key = $2 FOR UPDATE',
+        [id, key],
+      );
+      await c.query(
+        `INSERT INTO run_sources (run_id, key, source, hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (run_id, key) DO UPDATE SET source = excluded.source, hash = excluded.hash`,
+        [id, key, JSON.stringify(source), hash],
+      );
+      if (old && old.hash !== hash) await dropUnusedTexts(c, [old.hash]);
+    });
+  }
+
+  async recordFacts(id: number, key: string, facts: string): Promise<void> {
+    await this.db.query('UPDATE run_sources SET facts = $1 WHERE run_id = $2 AND key = $3', [facts, id, key]);
+  }
+
+  async renew(id: number, holder: string): Promise<boolean> {
+    const found = await this.db.query(
+      'UPDATE run_progress SET heartbeat = $1 WHERE run_id = $2 AND holder = $3 RETURNING run_id',
+      [Date.now(), id, holder],
+    );
+    return found.length > 0;
+  }
+
+  async release(id: number, holder: string): Promise<void> {
+    await this.db.query('UPDATE run_progress SET holder = NULL WHERE run_id = $1 AND holder = $2', [
+      id,
+      holder,
+    ]);
+  }
+
+  /** The check and the take in one transaction, the rows locked (FOR UPDATE): one process wins. */
+  async claim(id: number, holder: string): Promise<Claim> {
+    return this.db.tx(async (c): Promise<Claim> => {
+      const [row] = await rows<{ status: string; holder: string | null; heartbeat: number | null }>(
+        c,
+        `SELECT r.status, p.holder, p.heartbeat FROM research_runs r
+         LEFT JOIN run_progress p ON p.run_id = r.id WHERE r.id = $1 FOR UPDATE OF r`,
+        [id],
+      );
+      if (!row) return { outcome: 'missing' };
+      if (row.status !== 'unfinished' || row.heartbeat === null) return { outcome: 'done' };
+      if (
+        row.holder &&
+        !holderGone({ holder: row.holder, heartbeat: row.heartbeat }, Date.now(), RUN_STALE_MS)
+      )
+        return { outcome: 'busy', holder: row.holder };
+      await c.query('UPDATE run_progress SET holder = $1, heartbeat = $2 WHERE run_id = $3', [
+        holder,
+        Date.now(),
+        id,
+      ]);
+      return { outcome: 'claimed', progress: (await load(c, id))! };
+    });
+  }
+
+  async load(id: number): Promise<RunProgress | undefined> {
+    return this.db.tx((c) => load(c, id));
+  }
+
+  /** Drops a run's progress (as SQLite's dropProgress), and the texts nothing else uses any more. */
+  async drop(id: number): Promise<void> {
+    await this.db.tx(async (c) => {
+      const hashes = await hashesOf(c, id);
+      await dropProgress(c, id);
+      await dropUnusedTexts(c, hashes);
+    });
+  }
+}
+
+async function plan(c: Client, id: number, round: number, value: object): Promise<void> {
+  await c.query(
+    `INSERT INTO run_plans (run_id, round, plan) VALUES ($1, $2, $3)
+     ON CONFLICT (run_id, round) DO UPDATE SET plan = excluded.plan`,
+    [id, round, JSON.stringify(value)],
+  );
+}
+
+async function load(c: Client, id: number): Promise<RunProgress | undefined> {
+  const [row] = await rows<{
+    question: string;
+    status: 'done' | 'unfinished';
+    ledger_id: string;
+    options: Record<string, unknown>;
+    holder: string | null;
+    heartbeat: number;
+  }>(
+    c,
+    `SELECT r.question, r.status, p.ledger_id, p.options, p.holder, p.heartbeat
+     FROM research_runs r JOIN run_progress p ON p.run_id = r.id WHERE r.id = $1`,
+    [id],
+  );
+  if (!row) return undefined;
+  const plans = await rows<{ round: number; plan: Record<string, unknown> }>(
+    c,
+    'SELECT round, plan FROM run_plans WHERE run_id = $1 ORDER BY round',
+    [id],
+  );
+  const searches = await rows<{ query: string; results: unknown[] }>(
+    c,
+    'SELECT query, results FROM run_searches WHERE run_id = $1',
+    [id],
+  );
+  const sources = await rows<{
+    key: string;
+    source: Record<string, unknown>;
+    facts: string | null;
+    body: Buffer;
+  }>(
+    c,
+    `SELECT s.key, s.source, s.facts, t.body FROM run_sources s JOIN source_texts t ON t.hash = s.hash
+     WHERE s.run_id = $1 ORDER BY s.seq`,
+    [id],
+  );
+  return {
+    id,
+    question: row.question,
+    status: row.status,
+    ledgerId: row.ledger_id,
+    options: row.options,
+    holder: row.holder,
+    heartbeat: row.heartbeat,
+    plans: new Map(plans.map((p) => [p.round, p.plan])),
+    searches: new Map(searches.map((s) => [s.query, s.results])),
+    sources: new Map(
+      sources.map((s) => [s.key, { source: s.source, text: inflateText(s.body), facts: s.facts }]),
+    ),
+  };
+}

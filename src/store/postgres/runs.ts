@@ -1,0 +1,166 @@
+import type { NewRun, RunSummary, RunsStore, SavedRun } from '../store.js';
+import { type Client, type Db, rows, withUser } from './db.js';
+import { websearch, wordsOf } from './fts.js';
+import { dropUnusedTexts, hashesOf, inflateText, storeText } from './texts.js';
+
+// Saved research runs (reports) on PostgreSQL: columns to list and search them, the result object as json
+// kept as written, and the source texts stored once. A run is saved, completed or deleted in one
+// transaction.
+
+interface RunRow {
+  id: number;
+  created_at: number;
+  question: string;
+  mode: string;
+  answer: string;
+  cost_usd: number | null;
+  result: Record<string, unknown>;
+  status: 'done' | 'unfinished';
+  created_by: string | null;
+}
+
+const toSummary = (r: RunRow): RunSummary =>
+  withUser(
+    {
+      id: r.id,
+      createdAt: new Date(r.created_at).toISOString(),
+      question: r.question,
+      mode: r.mode,
+      costUsd: r.cost_usd,
+      status: r.status,
+    },
+    r.created_by,
+  );
+
+const toSaved = (r: RunRow): SavedRun => ({ ...toSummary(r), answer: r.answer, result: r.result });
+
+/** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
+const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
+  CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
+    SELECT CASE WHEN count(*) > count(u.cost_usd) THEN NULL ELSE coalesce(sum(u.cost_usd), 0) END
+    FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
+  ) END AS cost_usd`;
+
+/** Drops a run's progress once it has answered (inside the caller's transaction). */
+export async function dropProgress(c: Client, id: number): Promise<void> {
+  for (const table of ['run_progress', 'run_plans', 'run_searches', 'run_sources'])
+    await c.query(`DELETE FROM ${table} WHERE run_id = $1`, [id]);
+}
+
+export class PgRuns implements RunsStore {
+  constructor(
+    private readonly db: Db,
+    private readonly user: string,
+  ) {}
+
+  async save(run: NewRun): Promise<number> {
+    return this.db.tx(async (c) => {
+      const id =
+        (run.id !== undefined && (await this.complete(c, run.id, run))) || (await this.insert(c, run));
+      for (const { n, text } of run.texts ?? [])
+        await c.query(
+          `INSERT INTO run_texts (run_id, n, hash) VALUES ($1, $2, $3)
+           ON CONFLICT (run_id, n) DO UPDATE SET hash = excluded.hash`,
+          [id, n, await storeText(c, text)],
+        );
+      if (run.id !== undefined) {
+        const hashes = await hashesOf(c, run.id);
+        await dropProgress(c, run.id);
+        await dropUnusedTexts(c, hashes);
+      }
+      return id;
+    });
+  }
+
+  /** Completes an unfinished run; undefined when it is gone (deleted meanwhile: the run is kept anew). */
+  private async complete(c: Client, id: number, run: NewRun): Promise<number | undefined> {
+    const done = await rows(
+      c,
+      `UPDATE research_runs SET mode = $1, answer = $2, cost_usd = $3, result = $4, status = 'done'
+       WHERE id = $5 AND status = 'unfinished' RETURNING id`,
+      [run.mode, run.answer, run.costUsd, JSON.stringify(run.result), id],
+    );
+    return done.length > 0 ? id : undefined;
+  }
+
+  private async insert(c: Client, run: NewRun): Promise<number> {
+    const [row] = await rows<{ id: number }>(
+      c,
+      `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [
+        run.createdAt ?? Date.now(),
+        run.question,
+        run.mode,
+        run.answer,
+        run.costUsd,
+        JSON.stringify(run.result),
+        this.user,
+      ],
+    );
+    return row!.id;
+  }
+
+  /** Newest first; with a query, runs with every word of it (or, when none has them all, any). */
+  async list(options: { query?: string; limit?: number; user?: string } = {}): Promise<RunSummary[]> {
+    const params: unknown[] = [options.limit ?? 50];
+    let where = 'true';
+    if (options.user !== undefined) {
+      params.push(options.user);
+      where += ` AND coalesce(r.created_by, '') = $${params.length}`;
+    }
+    const order = 'ORDER BY r.created_at DESC, r.id DESC LIMIT $1';
+    if (options.query === undefined)
+      return (
+        await this.db.query<RunRow>(`SELECT ${SUMMARY} FROM research_runs r WHERE ${where} ${order}`, params)
+      ).map(toSummary);
+    const words = wordsOf(options.query);
+    if (words.length === 0) return [];
+    const search = (text: string) =>
+      this.db.query<RunRow>(
+        `SELECT ${SUMMARY} FROM research_runs r
+         WHERE ${where} AND r.tsv @@ websearch_to_tsquery('english', $${params.length + 1}) ${order}`,
+        [...params, text],
+      );
+    let found = await search(websearch(words, 'and'));
+    if (found.length === 0 && words.length > 1) found = await search(websearch(words, 'or'));
+    return found.map(toSummary);
+  }
+
+  async ofQuestion(question: string, mode: string): Promise<SavedRun[]> {
+    return (
+      await this.db.query<RunRow>(
+        `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r
+         WHERE r.question = $1 AND r.mode = $2 AND r.status = 'done' ORDER BY r.created_at DESC, r.id DESC`,
+        [question, mode],
+      )
+    ).map(toSaved);
+  }
+
+  async get(id: number): Promise<SavedRun | undefined> {
+    const row = await this.db.one<RunRow>(
+      `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r WHERE r.id = $1`,
+      [id],
+    );
+    return row && toSaved(row);
+  }
+
+  /** Removes a run with its texts' links and progress; a text no run uses any more goes too. */
+  async delete(id: number): Promise<boolean> {
+    return this.db.tx(async (c) => {
+      const hashes = await hashesOf(c, id);
+      const gone = await rows(c, 'DELETE FROM research_runs WHERE id = $1 RETURNING id', [id]);
+      await dropUnusedTexts(c, hashes);
+      return gone.length > 0;
+    });
+  }
+
+  async texts(runId: number): Promise<Map<number, string>> {
+    const found = await this.db.query<{ n: number; body: Buffer }>(
+      `SELECT t.n, s.body FROM run_texts t JOIN source_texts s ON s.hash = t.hash
+       WHERE t.run_id = $1 ORDER BY t.n`,
+      [runId],
+    );
+    return new Map(found.map((r) => [r.n, inflateText(r.body)]));
+  }
+}

@@ -1,0 +1,106 @@
+import type { PassageHit, SearchHit } from '../store.js';
+import type { Db } from './db.js';
+import { WEIGHTS } from './fts.js';
+
+// Full-text ranking on PostgreSQL, close to SQLite's BM25: each term's ts_rank_cd (cover density, a
+// heading word weighing twice a text word, saturated as BM25's term frequency is: rank / (rank + 1)) is
+// weighted by the term's BM25 inverse document frequency among the passages searched, and the terms'
+// scores are added: any term matches (OR), rare terms count most. Dividing by the passage's length as
+// well (normalisation 1 or 2) agreed less often with SQLite's top passages on the sample documents.
+
+/** ts_rank_cd's normalisation: 32, rank / (rank + 1). */
+const NORM = 32;
+
+/**
+ * CTEs over the passages matching any of $1's terms within `scope` (an SQL condition on p and d):
+ * `idf` (t, w) the terms' weights, `scores` (id, score) the passages' scores.
+ */
+const scored = (scope: string) => `
+  terms AS MATERIALIZED (
+    SELECT t, q FROM unnest($1::text[]) AS t, websearch_to_tsquery('english', '"' || t || '"') AS q
+    WHERE numnode(q) > 0
+  ), n AS MATERIALIZED (
+    SELECT count(*)::float8 AS n FROM passage_spans p JOIN documents d ON d.id = p.document_id WHERE ${scope}
+  ), hits AS (
+    SELECT terms.t, p.id, ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
+    FROM terms JOIN passage_spans p ON p.tsv @@ terms.q JOIN documents d ON d.id = p.document_id
+    WHERE ${scope}
+  ), idf AS (
+    SELECT hits.t, ln(1 + (n.n - count(*) + 0.5) / (count(*) + 0.5)) AS w FROM hits, n GROUP BY hits.t, n.n
+  ), scores AS (
+    SELECT hits.id, sum(idf.w * hits.r) AS score FROM hits JOIN idf ON idf.t = hits.t GROUP BY hits.id
+  )`;
+
+/** Queries' words the way the index stores them (lower case). */
+const clean = (terms: string[]): string[] => [...new Set(terms.map((t) => t.toLowerCase()))];
+
+export async function searchPassages(
+  db: Db,
+  root: string,
+  terms: string[],
+  limit: number,
+  read: (documentId: number, start: number, end: number) => Promise<string>,
+): Promise<PassageHit[]> {
+  if (terms.length === 0) return [];
+  const found = await db.query<Omit<PassageHit, 'text'> & { documentId: number; start: number; end: number }>(
+    `WITH ${scored('d.root = $2')}, best AS (SELECT * FROM scores ORDER BY score DESC, id LIMIT $3)
+     SELECT d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
+       p.start_offset AS start, p.end_offset AS "end", best.score
+     FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
+     ORDER BY best.score DESC, best.id`,
+    [clean(terms), root, limit],
+  );
+  const hits: PassageHit[] = [];
+  for (const { documentId, start, end, ...hit } of found)
+    hits.push({ ...hit, text: await read(documentId, start, end) });
+  return hits;
+}
+
+/** Documents by their best passage's score plus five times their title's (weighted alike), best first. */
+export async function searchDocuments(
+  db: Db,
+  root: string,
+  terms: string[],
+  limit: number,
+): Promise<SearchHit[]> {
+  if (terms.length === 0) return [];
+  return db.query<SearchHit>(
+    `WITH ${scored('d.root = $2')},
+     body AS (
+       SELECT p.document_id AS id, max(s.score) AS score FROM scores s JOIN passage_spans p ON p.id = s.id
+       GROUP BY p.document_id
+     ), title AS (
+       SELECT d.id, 5 * sum(coalesce(idf.w, 1) * ts_rank_cd(d.title_tsv, terms.q, ${NORM})) AS score
+       FROM terms JOIN documents d ON d.title_tsv @@ terms.q LEFT JOIN idf ON idf.t = terms.t
+       WHERE d.root = $2 GROUP BY d.id
+     ), total AS (
+       SELECT id, sum(score) AS score FROM (SELECT * FROM body UNION ALL SELECT * FROM title) x GROUP BY id
+     )
+     SELECT d.slug, d.title, d.path, s.score FROM total s JOIN documents d ON d.id = s.id
+     ORDER BY s.score DESC, d.slug COLLATE "C" LIMIT $3`,
+    [clean(terms), root, limit],
+  );
+}
+
+/** Each query's scores of one document's passages, scaled so its best is 1: ordinal → score. */
+export async function rankPassages(
+  db: Db,
+  documentId: number,
+  queries: string[][],
+): Promise<Map<number, number>[]> {
+  const out: Map<number, number>[] = [];
+  for (const terms of queries) {
+    const scores = new Map<number, number>();
+    out.push(scores);
+    if (terms.length === 0) continue;
+    const found = await db.query<{ ordinal: number; score: number }>(
+      `WITH ${scored('d.id = $2')}
+       SELECT p.ordinal, s.score FROM scores s JOIN passage_spans p ON p.id = s.id ORDER BY s.score DESC, p.ordinal`,
+      [clean(terms), documentId],
+    );
+    const best = found[0]?.score ?? 0;
+    if (best <= 0) continue;
+    for (const { ordinal, score } of found) scores.set(ordinal, score / best);
+  }
+  return out;
+}

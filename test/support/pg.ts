@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { openPostgres } from '../../src/store/postgres/open.js';
+import type { PostgresStore } from '../../src/store/postgres/store.js';
+import type { Store } from '../../src/store/store.js';
+import { servePglite } from './pglite-server.js';
+
+// A PostgreSQL database for one test file, reached through the real `pg` driver over the wire protocol:
+// PGlite (PostgreSQL compiled to WebAssembly) served on a loopback port with pglite-socket's connection
+// handling (pglite-server.ts), or, when AGENT_TEST_DATABASE_URL names a real server, a fresh database
+// created on it (dropped at the end).
+//
+// PGlite is one backend shared by every connection: their transactions take turns (as row locks would
+// make them on a server), but session state is shared, and any user, password and database name is
+// accepted. Tests of passwords and roles therefore also run on a real server or a scripted one.
+
+export interface TestDatabase {
+  /** postgres://… of the database. */
+  url: string;
+  /** True on PGlite, where every user name and password is accepted. */
+  lite: boolean;
+  /** An admin connection's query (the tests' own set-up and checks). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Cuts every connection to the database but the harness's own, as a network failure would. */
+  dropConnections(): Promise<void>;
+  /** Empties the database: every table, policy and migration step goes. */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestDatabase(): Promise<TestDatabase> {
+  const real = process.env.AGENT_TEST_DATABASE_URL;
+  return real ? onServer(real) : onPglite();
+}
+
+async function onPglite(): Promise<TestDatabase> {
+  const lite = await PGlite.create();
+  const server = await servePglite(lite);
+  const url = `postgres://postgres:test@127.0.0.1:${server.port}/postgres`;
+  const admin = quiet(new pg.Pool({ connectionString: url, max: 1 }));
+  return {
+    url,
+    lite: true,
+    sql: async (text, params) => (await admin.query(text, params)).rows,
+    reset: () => resetSchema(admin),
+    async dropConnections() {
+      server.dropConnections();
+    },
+    async stop() {
+      await admin.end();
+      await server.stop();
+      await lite.close();
+    },
+  };
+}
+
+async function onServer(serverUrl: string): Promise<TestDatabase> {
+  const name = `agent_test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const root = quiet(new pg.Pool({ connectionString: serverUrl, max: 1 }));
+  await root.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const admin = quiet(new pg.Pool({ connectionString: url.toString(), max: 1 }));
+  return {
+    url: url.toString(),
+    lite: false,
+    sql: async (text, params) => (await admin.query(text, params)).rows,
+    reset: () => resetSchema(admin),
+    async dropConnections() {
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+    },
+    async stop() {
+      await admin.end();
+      await root.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await root.end();
+    },
+  };
+}
+
+/** A pool whose idle connections may be ended by the server (DROP DATABASE … WITH (FORCE)) unheard. */
+function quiet(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => {});
+  return pool;
+}
+
+async function resetSchema(admin: pg.Pool): Promise<void> {
+  await admin.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public; GRANT ALL ON SCHEMA public TO public');
+}
+
+/** The store on a test database (AGENT_USER set, so rows are recorded for a known person). */
+export const openTestStore = (db: TestDatabase, user = 'tester'): Promise<PostgresStore> =>
+  openPostgres(db.url, { env: { ...process.env, AGENT_USER: user } });
+
+/**
+ * The PostgreSQL entry of test/support/stores.ts's list: one database per test file (started at the first
+ * open), emptied at each open; close closes the store (the database goes with the test worker).
+ */
+export function postgresStoreUnderTest(): { name: string; open(): Promise<Store>; close(): Promise<void> } {
+  let db: TestDatabase | undefined;
+  let store: Store | undefined;
+  return {
+    name: 'postgres',
+    async open() {
+      db ??= await startTestDatabase();
+      await db.reset();
+      store = await openTestStore(db);
+      return store;
+    },
+    async close() {
+      await store?.close();
+      store = undefined;
+    },
+  };
+}
