@@ -34,32 +34,13 @@ export function safeLocation(target: string): string {
   }
 }
 
-// A variable, so that type checking does not need the module: it is another part of agent's, and a
-// build without it still runs everything on SQLite.
-const POSTGRES_MODULE = './postgres/open.js';
-
-interface PostgresModule {
-  openPostgres(
-    url: string,
-    options: { onNotice?: (m: string) => void; env?: NodeJS.ProcessEnv; migrate?: boolean },
-  ): Promise<Store>;
-}
-
 export async function openStore(target?: string, options: OpenOptions = {}): Promise<Store> {
   const env = options.env ?? process.env;
   const where = databaseTarget(target, env);
   if (isPostgresUrl(where)) {
-    let module: PostgresModule;
-    try {
-      module = (await import(POSTGRES_MODULE)) as PostgresModule;
-    } catch (error) {
-      const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
-      throw new ConfigError(
-        `This build of agent cannot use PostgreSQL${missing ? '' : ` (${errorMessage(error)})`}: set AGENT_DATABASE_URL or --db to an SQLite file instead.`,
-        { cause: error },
-      );
-    }
-    return module.openPostgres(where, { ...options, env });
+    // Loaded only for a team database: the driver is not needed on the SQLite path.
+    const { openPostgres } = await import('./postgres/open.js');
+    return openPostgres(where, { ...options, env });
   }
   const { openSqlite } = await import('./sqlite/store.js');
   return openSqlite(where, { ...options, env });

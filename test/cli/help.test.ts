@@ -34,7 +34,7 @@ describe('agent --help and --version', () => {
 
   it('lists the db subcommands, whose --help works too', async () => {
     const db = await runCli(['db', '--help']);
-    expect(listed(db.stdout)).toEqual(['check', 'migrate', 'recover', 'status']);
+    expect(listed(db.stdout)).toEqual(['check', 'copy', 'migrate', 'recover', 'status']);
     for (const sub of ['check', 'migrate', 'recover', 'status']) {
       const r = await runCli(['db', sub, '--help']);
       expect(r.code).toBe(0);

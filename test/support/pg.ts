@@ -96,22 +96,26 @@ export const openTestStore = (db: TestDatabase, user = 'tester'): Promise<Postgr
 
 /**
  * The PostgreSQL entry of test/support/stores.ts's list: one database per test file (started at the first
- * open), emptied at each open; close closes the store (the database goes with the test worker).
+ * open). A test's first open empties it; its later opens (another person) share it; close closes them.
  */
-export function postgresStoreUnderTest(): { name: string; open(): Promise<Store>; close(): Promise<void> } {
+export function postgresStoreUnderTest(): {
+  name: string;
+  open(options?: { user?: string }): Promise<Store>;
+  close(): Promise<void>;
+} {
   let db: TestDatabase | undefined;
-  let store: Store | undefined;
+  const opened: Store[] = [];
   return {
     name: 'postgres',
-    async open() {
+    async open(options = {}) {
       db ??= await startTestDatabase();
-      await db.reset();
-      store = await openTestStore(db);
+      if (opened.length === 0) await db.reset();
+      const store = await openTestStore(db, options.user);
+      opened.push(store);
       return store;
     },
     async close() {
-      await store?.close();
-      store = undefined;
+      for (const store of opened.splice(0)) await store.close();
     },
   };
 }

@@ -4,9 +4,11 @@ import { openDatabase } from '../../src/store/sqlite/open.js';
 import { openSqlite, SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
 import { tempDb } from './cli.js';
+import { postgresStoreUnderTest } from './pg.js';
 
-// The stores every store test runs against: SQLite now; the lead adds PostgreSQL at the merge. Each
-// open() gives a fresh, empty, migrated database; close() closes it and removes what it made.
+// The stores every store test runs against: SQLite, and PostgreSQL (PGlite over the wire protocol, or the
+// server AGENT_TEST_DATABASE_URL names; see pg.ts). A test's first open() gives a fresh, empty, migrated
+// database, its later opens the same one as another person; close() closes them and removes what they made.
 
 export interface StoreUnderTest {
   name: string;
@@ -15,7 +17,7 @@ export interface StoreUnderTest {
 }
 
 export function storesUnderTest(): StoreUnderTest[] {
-  return [sqliteUnderTest()];
+  return [sqliteUnderTest(), postgresStoreUnderTest()];
 }
 
 function sqliteUnderTest(): StoreUnderTest {

@@ -68,12 +68,11 @@ export class Db {
   }
 }
 
-/**
- * The row with who created it (`user`, '' for rows kept before people were recorded). Assigned rather
- * than written in the literal: the row types gain `user` with store19's types.ts.
- */
-export const withUser = <T extends object>(row: T, createdBy: string | null | undefined): T =>
-  Object.assign(row, { user: createdBy ?? '' });
+/** The row with who created it (`user`, '' for rows kept before people were recorded). */
+export const withUser = <T extends object>(
+  row: T,
+  createdBy: string | null | undefined,
+): T & { user: string } => ({ ...row, user: createdBy ?? '' });
 
 /** Rows of one statement on a transaction's connection. */
 export async function rows<T = Row>(c: Client, sql: string, params: unknown[] = []): Promise<T[]> {

@@ -32,7 +32,7 @@ FROM chat_sessions s CROSS JOIN LATERAL (
 
 const toSummary = (r: SummaryRow): SessionSummary => withUser(summaryOf(r), r.created_by);
 
-const summaryOf = (r: SummaryRow): SessionSummary => ({
+const summaryOf = (r: SummaryRow): Omit<SessionSummary, 'user'> => ({
   id: r.id,
   runId: r.run_id,
   createdAt: new Date(r.created_at).toISOString(),

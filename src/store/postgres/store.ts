@@ -63,11 +63,7 @@ export class PostgresStore implements Store {
       if (found?.n === null) continue;
       counts[key] = (await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
     }
-    // `pending` joins StoreStatus with store19's interface (steps this version has and the database has not).
-    return Object.assign(
-      { kind: 'postgres' as const, location: this.location, schemaVersion: version, counts },
-      { pending },
-    );
+    return { kind: 'postgres', location: this.location, schemaVersion: version, counts, pending };
   }
 
   close(): Promise<void> {
