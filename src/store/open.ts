@@ -1,4 +1,3 @@
-import { ConfigError, errorMessage } from '../errors.js';
 import { defaultDatabasePath } from '../paths.js';
 import type { Store } from './store.js';
 
