@@ -79,7 +79,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       chat?.redrawPrompt?.();
     };
     // Started in the background: the chat does not wait for them until a message is sent.
-    servers = startMcpServers({
+    servers = await startMcpServers({
       configPath: options.mcp,
       env: process.env,
       onWarning: (m) => note(warn(`agent: ${m}`)),
