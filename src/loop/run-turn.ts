@@ -181,7 +181,7 @@ async function runCalls(
       );
       continue;
     }
-    const v = validateCall(c, o.registry);
+    const v = await validateCall(c, o.registry);
     if (!v.ok) {
       failedSignatures.add(callSignature(c));
       decided.push(result(c, v.error, true));

@@ -15,8 +15,11 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-/** Checks a call against its tool's schema (zod, or the tool's own check); the error says exactly what to fix. */
-export function validateCall(call: ToolCall, registry: ToolRegistry): Validated {
+/**
+ * Checks a call against its tool's schema (zod, loaded on the first call, or the tool's own check); the
+ * error says exactly what to fix.
+ */
+export async function validateCall(call: ToolCall, registry: ToolRegistry): Promise<Validated> {
   const tool = registry.get(call.name);
   if (!tool) {
     return {
@@ -32,7 +35,7 @@ export function validateCall(call: ToolCall, registry: ToolRegistry): Validated 
     if (!checked.ok) return { ok: false, error: `Invalid arguments for ${tool.name}: ${checked.error}.` };
     return { ok: true, tool, input: checked.value };
   }
-  const parsed = tool.input.safeParse(args.value);
+  const parsed = (await tool.input()).safeParse(args.value);
   if (!parsed.success)
     return {
       ok: false,

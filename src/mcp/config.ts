@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
 import { ConfigError, errorMessage } from '../errors.js';
 import { configDirectory } from '../paths.js';
 
@@ -21,61 +20,19 @@ export type McpServerConfig =
 /** Server names become part of tool names (`mcp__<server>__<tool>`), so they keep to the provider's alphabet. */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
-const strings = z.record(z.string(), z.string());
-
-// Loose objects: other clients' files carry keys of their own (`autoApprove`, `timeout`, …) that must
-// not make the file unusable here.
-const serverSchema = z
-  .looseObject({
-    type: z.string().optional(),
-    command: z.string().optional(),
-    args: z.array(z.string()).optional(),
-    env: strings.optional(),
-    cwd: z.string().optional(),
-    url: z.string().optional(),
-    headers: strings.optional(),
-    disabled: z.boolean().optional(),
-  })
-  .superRefine((s, ctx) => {
-    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-    if (s.type === 'sse') return fail('the old SSE transport is not supported; give a Streamable HTTP "url"');
-    if (s.type !== undefined && !['stdio', 'http', 'streamable-http'].includes(s.type))
-      return fail(`"type" must be "stdio" or "http", not "${s.type}"`);
-    if (s.command !== undefined && s.url !== undefined) return fail('has both "command" and "url"; give one');
-    if (!s.command?.trim() && !s.url)
-      return fail('needs "command" (a program to start) or "url" (a Streamable HTTP endpoint)');
-    if (s.url !== undefined) {
-      if (s.type === 'stdio') return fail('"type" is "stdio" but the server has a "url"');
-      const url = URL.canParse(s.url) ? new URL(s.url) : undefined;
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-        return fail(`"url" must be an http or https URL, not "${s.url}"`);
-    } else if (s.type === 'http' || s.type === 'streamable-http') {
-      return fail(`"type" is "${s.type}" but the server has no "url"`);
-    }
-  });
-
-const fileSchema = z.looseObject({
-  mcpServers: z.record(z.string(), serverSchema, { error: 'must be an object of named servers' }),
-});
-
 /** `<config dir>/mcp.json`. */
 export function defaultMcpConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDirectory(env), 'mcp.json');
 }
 
-function describeIssues(issues: z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ');
-}
-
 /**
  * The servers to start. No file at the default path means no servers; a file given explicitly must
- * exist. Anything wrong in the file is one ConfigError naming the file and the problem.
+ * exist. Anything wrong in the file is one ConfigError naming the file and the problem. The file's schema
+ * (zod) loads only when there is a file: most chats have none, and zod takes ~45 ms to load.
  */
-export function loadMcpConfig(
+export async function loadMcpConfig(
   options: { configPath?: string; env?: NodeJS.ProcessEnv } = {},
-): McpServerConfig[] {
+): Promise<McpServerConfig[]> {
   const path = options.configPath ?? defaultMcpConfigPath(options.env);
   const invalid = (problem: string) =>
     new ConfigError(`The MCP configuration ${path} is not valid: ${problem}.`);
@@ -97,6 +54,7 @@ export function loadMcpConfig(
   }
   const missing = expandVariables(json, options.env ?? process.env);
   if (missing) throw invalid(missing);
+  const { describeIssues, fileSchema } = await import('./config-schema.js');
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     const noServers = parsed.error.issues.some((i) => i.path.length === 1 && i.path[0] === 'mcpServers');

@@ -25,11 +25,11 @@ export interface LoadMcpToolsOptions {
  * (or a `${VAR}` that is not set) throws a ConfigError before anything starts; a server that fails to
  * start costs only its own tools (one warning).
  */
-export function startMcpServers(
+export async function startMcpServers(
   o: Omit<LoadMcpToolsOptions, 'signal' | 'onWarning'> & Partial<McpServersEvents> = {},
-): McpServers {
+): Promise<McpServers> {
   const env = o.env ?? process.env;
-  const configs = loadMcpConfig({ configPath: o.configPath, env });
+  const configs = await loadMcpConfig({ configPath: o.configPath, env });
   const timeouts = { ...mcpTimeouts(env), ...o.timeouts };
   return new McpServers(configs, timeouts, {
     onWarning: o.onWarning ?? (() => {}),
@@ -49,7 +49,7 @@ export interface McpTools {
 
 /** Starts every configured server and waits until each is ready or has failed. */
 export async function loadMcpTools(o: LoadMcpToolsOptions = {}): Promise<McpTools> {
-  const servers = startMcpServers(o);
+  const servers = await startMcpServers(o);
   await servers.settle(Number.POSITIVE_INFINITY, o.signal);
   if (o.signal?.aborted) {
     await servers.close();

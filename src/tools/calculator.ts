@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { calculatorParameters } from './parameters.js';
 import { type Tool, ToolError } from './tool.js';
 
 // A recursive-descent parser, one function per precedence level, lowest first:
@@ -172,9 +172,8 @@ export const calculatorTool: Tool<{ expression: string }> = {
   description:
     'Evaluates an arithmetic expression exactly. Call it for any arithmetic instead of computing in your head. ' +
     'Supports + - * / % (remainder), ^ (power, right-associative), unary minus, parentheses and decimals.',
-  input: z.strictObject({
-    expression: z.string().min(1).describe('For example "(1234 * 5678) / 2" or "2^-1"'),
-  }),
+  parameters: calculatorParameters,
+  input: () => import('./inputs.js').then((m) => m.calculatorInput),
   async run({ expression }) {
     return formatNumber(evaluate(expression));
   },

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { NotesStore } from '../store/store.js';
+import { saveNoteParameters, searchNotesParameters } from './parameters.js';
 import { type Tool, ToolError } from './tool.js';
 
 export function saveNoteTool(notes: NotesStore): Tool<{ content: string; title?: string; tags?: string[] }> {
@@ -8,11 +8,8 @@ export function saveNoteTool(notes: NotesStore): Tool<{ content: string; title?:
     description:
       'Saves a note for the user in their local notes (listed by `agent notes`). Call it when the user asks you ' +
       'to remember, save or note something, or to keep a finding for later. Returns the note id.',
-    input: z.strictObject({
-      content: z.string().describe('The note itself, self-contained'),
-      title: z.string().optional().describe('A short title'),
-      tags: z.array(z.string()).max(10).optional().describe('A few short tags'),
-    }),
+    parameters: saveNoteParameters,
+    input: () => import('./inputs.js').then((m) => m.saveNoteInput),
     async run(input) {
       if (!input.content.trim())
         throw new ToolError('The note content is empty; write what should be saved.');
@@ -28,10 +25,8 @@ export function searchNotesTool(notes: NotesStore): Tool<{ query?: string; limit
     description:
       "Searches the user's saved notes by words (full-text), or lists the newest without a query. Call it when " +
       'the user refers to something they saved or asks what their notes say.',
-    input: z.strictObject({
-      query: z.string().optional().describe('Words to search for; omit to list the newest notes'),
-      limit: z.number().int().min(1).max(20).optional(),
-    }),
+    parameters: searchNotesParameters,
+    input: () => import('./inputs.js').then((m) => m.searchNotesInput),
     async run({ query, limit }) {
       const found = await notes.list(query?.trim() || undefined, limit ?? 5);
       if (found.length === 0) return query ? `No notes match "${query}".` : 'There are no notes yet.';

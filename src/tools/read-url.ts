@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { FormatError } from '../formats/errors.js';
 import { type Fetched, type ResponseStart, type SafeFetchOptions, safeFetch } from './net/safe-fetch.js';
+import { readUrlParameters } from './parameters.js';
 import { budgetWords, pdfBudgetMs } from './pdf-budget.js';
 import { type Tool, ToolError } from './tool.js';
 
@@ -163,7 +163,8 @@ export function readUrlTool(
       '8,000 characters (a PDF with [Page n] markers). Call it when the user gives a URL or a search ' +
       'result needs reading in full. ' +
       'Private, local and non-HTTP addresses are refused.',
-    input: z.strictObject({ url: z.string().min(1).describe('An absolute http(s) URL') }),
+    parameters: readUrlParameters,
+    input: () => import('./inputs.js').then((m) => m.readUrlInput),
     async run({ url }, { signal }) {
       // A long PDF is read only as far as the text shown, or for its time budget: the rest would be cut anyway.
       const pdf = { maxChars: MAX_TEXT_CHARS, timeBudgetMs };

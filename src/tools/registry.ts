@@ -1,15 +1,9 @@
-import { z } from 'zod';
 import type { ToolSpec } from '../types.js';
 import type { AnyTool } from './tool.js';
 
-/** zod → JSON Schema once, in the form all three wire APIs accept; a tool with its own schema sends that. */
+/** What providers are sent of a tool: its JSON Schema as it is (no zod needed, see inputs.ts). */
 export function toToolSpec(tool: AnyTool): ToolSpec {
-  if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters };
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
-  return { name: tool.name, description: tool.description, parameters };
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
 export class ToolRegistry {

@@ -19,10 +19,13 @@ interface ToolBase<Input> {
   run(input: Input, context: ToolContext): Promise<string>;
 }
 
-/** A built-in tool: its input is a strict zod object, sent to providers as JSON Schema. */
+/**
+ * A built-in tool: its input is a strict zod object, loaded (with zod) on the first call to check, and
+ * sent to providers as `parameters`, that object's JSON Schema (see inputs.ts and parameters.ts).
+ */
 export interface ZodTool<Input> extends ToolBase<Input> {
-  input: z.ZodType<Input>;
-  parameters?: undefined;
+  input(): Promise<z.ZodType<Input>>;
+  parameters: Record<string, unknown>;
   validate?: undefined;
 }
 

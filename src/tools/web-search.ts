@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { webSearchParameters } from './parameters.js';
 import { type SearchConfig, type SearchResult, searchWeb } from './search/index.js';
 import type { Tool } from './tool.js';
 
@@ -19,10 +19,8 @@ export function webSearchTool(search: SearchConfig | undefined): Tool<{ query: s
     description:
       'Searches the web and returns numbered results (title, URL, snippet). Call it for current events, ' +
       'specific facts or sources you do not know; then read_url the most promising result if the snippet is not enough.',
-    input: z.strictObject({
-      query: z.string().min(1).describe('What to search for, as you would type it into a search engine'),
-      count: z.number().int().min(1).max(10).optional().describe('How many results, 1 to 10 (default 5)'),
-    }),
+    parameters: webSearchParameters,
+    input: () => import('./inputs.js').then((m) => m.webSearchInput),
     async run({ query, count }, { signal }) {
       return formatResults(await searchWeb(query, count ?? 5, search, signal));
     },

@@ -88,6 +88,14 @@ describe('agent research without a key (the README quick start)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^agent: The content folder \/no\/such\/dir does not exist/);
   });
+
+  it('refuses a provider without its key with one line, exit 2, before opening the database', async () => {
+    const db = tempDb();
+    const r = await runCli(['research', '--provider', 'openai', 'anything'], { env: { AGENT_DB: db } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('agent: Provider openai needs OPENAI_API_KEY to be set.\n');
+    expect(existsSync(db)).toBe(false);
+  });
 });
 
 describe('agent research with a model', () => {

@@ -16,10 +16,10 @@ function file(content: unknown): string {
 }
 
 /** The one line a user would see, or a failure if the file was accepted. */
-function problem(content: unknown): string {
+async function problem(content: unknown): Promise<string> {
   const path = file(content);
   try {
-    loadMcpConfig({ configPath: path });
+    await loadMcpConfig({ configPath: path });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exitCode).toBe(2);
@@ -32,7 +32,7 @@ function problem(content: unknown): string {
 }
 
 describe('mcp.json', () => {
-  it('reads stdio and Streamable HTTP servers in the shape other clients use', () => {
+  it('reads stdio and Streamable HTTP servers in the shape other clients use', async () => {
     const path = file({
       mcpServers: {
         files: { command: 'npx', args: ['-y', 'some-server'], env: { TOKEN: 'x' }, cwd: 'servers/files' },
@@ -41,7 +41,7 @@ describe('mcp.json', () => {
         off: { command: 'never', disabled: true },
       },
     });
-    const servers = loadMcpConfig({ configPath: path });
+    const servers = await loadMcpConfig({ configPath: path });
     expect(servers).toEqual([
       {
         name: 'files',
@@ -64,46 +64,46 @@ describe('mcp.json', () => {
   it('means no servers when the default file does not exist, and reads it when it does', async () => {
     const config = dir();
     const env = { XDG_CONFIG_HOME: config };
-    expect(loadMcpConfig({ env })).toEqual([]);
+    expect(await loadMcpConfig({ env })).toEqual([]);
     const loaded = await loadMcpTools({ env });
     expect(loaded.tools).toEqual([]);
     await loaded.close();
 
     mkdirSync(join(config, 'agent'));
     writeFileSync(join(config, 'agent', 'mcp.json'), '{"mcpServers": {"x": {"command": "x"}}}');
-    expect(loadMcpConfig({ env }).map((s) => s.name)).toEqual(['x']);
+    expect((await loadMcpConfig({ env })).map((s) => s.name)).toEqual(['x']);
   });
 
-  it('refuses an explicit file that does not exist', () => {
+  it('refuses an explicit file that does not exist', async () => {
     const path = join(dir(), 'nope.json');
-    expect(() => loadMcpConfig({ configPath: path })).toThrow(
+    await expect(loadMcpConfig({ configPath: path })).rejects.toThrow(
       new ConfigError(`The MCP configuration ${path} does not exist.`),
     );
   });
 
-  it('says what is wrong with a malformed file, in one line naming it', () => {
-    expect(problem('{"mcpServers": {')).toMatch(/is not valid: not JSON \(/);
-    expect(problem({ servers: {} })).toMatch(/expected \{"mcpServers": \{"name": \{"command"/);
-    expect(problem({ mcpServers: [] })).toMatch(/mcpServers: must be an object of named servers/);
-    expect(problem({ mcpServers: { a: {} } })).toMatch(
+  it('says what is wrong with a malformed file, in one line naming it', async () => {
+    expect(await problem('{"mcpServers": {')).toMatch(/is not valid: not JSON \(/);
+    expect(await problem({ servers: {} })).toMatch(/expected \{"mcpServers": \{"name": \{"command"/);
+    expect(await problem({ mcpServers: [] })).toMatch(/mcpServers: must be an object of named servers/);
+    expect(await problem({ mcpServers: { a: {} } })).toMatch(
       /mcpServers\.a: needs "command" \(a program to start\) or "url" \(a Streamable HTTP endpoint\)/,
     );
-    expect(problem({ mcpServers: { a: { command: 'x', url: 'https://x' } } })).toMatch(
+    expect(await problem({ mcpServers: { a: { command: 'x', url: 'https://x' } } })).toMatch(
       /mcpServers\.a: has both "command" and "url"; give one/,
     );
-    expect(problem({ mcpServers: { a: { command: 'x', args: ['ok', 3] } } })).toMatch(
+    expect(await problem({ mcpServers: { a: { command: 'x', args: ['ok', 3] } } })).toMatch(
       /mcpServers\.a\.args\.1: .*expected string, received number/,
     );
-    expect(problem({ mcpServers: { a: { command: 'x', env: { PORT: 8080 } } } })).toMatch(
+    expect(await problem({ mcpServers: { a: { command: 'x', env: { PORT: 8080 } } } })).toMatch(
       /mcpServers\.a\.env\.PORT: .*expected string/,
     );
-    expect(problem({ mcpServers: { a: { url: 'ftp://example.com' } } })).toMatch(
+    expect(await problem({ mcpServers: { a: { url: 'ftp://example.com' } } })).toMatch(
       /"url" must be an http or https URL, not "ftp:\/\/example.com"/,
     );
-    expect(problem({ mcpServers: { a: { type: 'sse', url: 'https://x/sse' } } })).toMatch(
+    expect(await problem({ mcpServers: { a: { type: 'sse', url: 'https://x/sse' } } })).toMatch(
       /the old SSE transport is not supported/,
     );
-    expect(problem({ mcpServers: { 'my server!': { command: 'x' } } })).toMatch(
+    expect(await problem({ mcpServers: { 'my server!': { command: 'x' } } })).toMatch(
       /the server name "my server!" must be 1 to 32 letters, digits, "_" or "-"/,
     );
   });
@@ -113,7 +113,7 @@ describe('mcp.json', () => {
     await expect(loadMcpTools({ configPath: path })).rejects.toThrow(ConfigError);
   });
 
-  it('expands ${VAR} in env, args, url and headers from the environment given', () => {
+  it('expands ${VAR} in env, args, url and headers from the environment given', async () => {
     const path = file({
       mcpServers: {
         local: {
@@ -126,7 +126,7 @@ describe('mcp.json', () => {
       },
     });
     const env = { HOME_DIR: '/home/me', TOKEN: 't0k', HOST: 'mcp.example.com', NOT_EXPANDED: 'no' };
-    expect(loadMcpConfig({ configPath: path, env })).toEqual([
+    expect(await loadMcpConfig({ configPath: path, env })).toEqual([
       {
         name: 'local',
         transport: 'stdio',
@@ -143,11 +143,11 @@ describe('mcp.json', () => {
     ]);
   });
 
-  it('refuses a ${VAR} that is not set, naming it and where it is (exit 2)', () => {
+  it('refuses a ${VAR} that is not set, naming it and where it is (exit 2)', async () => {
     const path = file({ mcpServers: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GH_TOKEN}' } } } });
-    const error = (() => {
+    const error = await (async () => {
       try {
-        loadMcpConfig({ configPath: path, env: {} });
+        await loadMcpConfig({ configPath: path, env: {} });
       } catch (e) {
         return e as ConfigError;
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zodInput } from '../../src/tools/inputs.js';
 import type { AnyTool } from '../../src/tools/tool.js';
 
 /** Small tools for loop tests, counting how often each really ran. */
@@ -9,7 +10,7 @@ export function testTools() {
   const add: AnyTool = {
     name: 'add',
     description: 'Adds two numbers.',
-    input: z.strictObject({ a: z.number(), b: z.number() }),
+    ...zodInput(z.strictObject({ a: z.number(), b: z.number() })),
     async run({ a, b }) {
       runs.push('add');
       active++;
@@ -22,7 +23,7 @@ export function testTools() {
   const fail: AnyTool = {
     name: 'fail',
     description: 'Always throws.',
-    input: z.strictObject({}),
+    ...zodInput(z.strictObject({})),
     async run() {
       runs.push('fail');
       throw new Error('disk on fire');
@@ -31,7 +32,7 @@ export function testTools() {
   const guarded: AnyTool = {
     name: 'delete_everything',
     description: 'Needs confirmation.',
-    input: z.strictObject({ really: z.boolean() }),
+    ...zodInput(z.strictObject({ really: z.boolean() })),
     needsConfirmation: true,
     async run() {
       runs.push('delete_everything');

@@ -30,6 +30,10 @@ export type { ChatOptions };
 export async function runChat(options: ChatOptions): Promise<void> {
   if (options.continue && options.session !== undefined)
     throw new UsageError('Use --continue or --session <id>, not both.');
+  // Only the mode in use is loaded (piped input needs no line editor or Markdown renderer), and it and the
+  // MCP client start loading now: their files are read while the database opens and the SDK loads.
+  const mode = process.stdin.isTTY ? import('../chat/interactive.js') : import('../chat/piped.js');
+  const mcpClient = import('../../mcp/index.js');
   const userPrices = loadUserPrices();
   const maxCostUsd = maxCostSetting(options.maxCost, process.env);
   const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
@@ -69,7 +73,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       const dropped = reasoningNotice(adapted);
       if (dropped) notices.push(dropped);
     }
-    const { startMcpServers } = await import('../../mcp/index.js');
+    const { startMcpServers } = await mcpClient;
     const warn = styleFor(process.stderr).yellow;
     const dim = styleFor(process.stderr).dim;
     // A server can stop or become ready at any moment, even while an answer streams: its line stands alone.
@@ -79,7 +83,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       chat?.redrawPrompt?.();
     };
     // Started in the background: the chat does not wait for them until a message is sent.
-    servers = startMcpServers({
+    servers = await startMcpServers({
       configPath: options.mcp,
       env: process.env,
       onWarning: (m) => note(warn(`agent: ${m}`)),
@@ -126,9 +130,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       leave: leave.signal,
       cap: maxCostUsd === undefined ? undefined : newCap(maxCostUsd),
     };
-    // Only the mode in use is loaded: piped input needs no line editor or Markdown renderer.
-    if (process.stdin.isTTY) await (await import('../chat/interactive.js')).interactive(chat);
-    else await (await import('../chat/piped.js')).piped(chat);
+    const loaded = await mode;
+    await ('interactive' in loaded ? loaded.interactive(chat) : loaded.piped(chat));
   } finally {
     // Servers are children of this process: shut them down on every way out.
     await servers?.close();

@@ -18,6 +18,7 @@ import {
 import { resultJson } from '../../research/result-json.js';
 import type { RecordedOptions } from '../../research/resume.js';
 import { pdfBudgetMs } from '../../tools/pdf-budget.js';
+import type { Provider, ProviderName } from '../../types.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
@@ -79,10 +80,22 @@ export async function researchModels(
   const name = resolveProviderName(o.provider);
   if (!name) return undefined;
   return {
-    provider: await createProvider(name),
+    provider: await loadingProvider(name),
     smallModel: resolveModel(name, 'small', o.smallModel),
     largeModel: resolveModel(name, 'large', o.largeModel),
   };
+}
+
+/**
+ * The provider while its SDK still loads: the run opens the database and checks the document index
+ * meanwhile, and the first model call waits for it. A setting refused before anything loads (a missing
+ * key) still stops the run here, before anything is spent.
+ */
+async function loadingProvider(name: ProviderName): Promise<Provider> {
+  const pending = createProvider(name);
+  // Settled at once only when refused: race() then rejects with it, else resolves with undefined.
+  await Promise.race([pending, undefined]);
+  return { name, complete: async (request) => (await pending).complete(request) };
 }
 
 /**
