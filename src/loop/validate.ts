@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import { parseToolArguments } from '../providers/json.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { AnyTool } from '../tools/tool.js';
@@ -35,7 +36,14 @@ export async function validateCall(call: ToolCall, registry: ToolRegistry): Prom
     if (!checked.ok) return { ok: false, error: `Invalid arguments for ${tool.name}: ${checked.error}.` };
     return { ok: true, tool, input: checked.value };
   }
-  const parsed = (await tool.input()).safeParse(args.value);
+  let schema: Awaited<ReturnType<typeof tool.input>>;
+  try {
+    schema = await tool.input();
+  } catch (error) {
+    // The schemas are loaded on first use: a broken install is still one error result for this call.
+    return { ok: false, error: `Could not check the arguments of ${tool.name}: ${errorMessage(error)}.` };
+  }
+  const parsed = schema.safeParse(args.value);
   if (!parsed.success)
     return {
       ok: false,
