@@ -155,8 +155,17 @@ const frontDynamic = Object.keys(scan.metafile.inputs)
   .filter(reachesDynamic)
   .map((input) => resolve(root, input));
 
-// A command whose code, and the front-end modules it calls, import nothing dynamically and no external
-// package is the only part its process loads (cost, cache, db, notes, sessions). It is bundled whole as one
+/**
+ * The PostgreSQL store, loaded only for a team database (store/open.js imports it dynamically): an ES
+ * module of its own, which a command bundled whole may still import() (Node's ES module loader then
+ * starts for a team database only).
+ */
+const POSTGRES = { name: 'store-postgres-open', path: `${dist}/store/postgres/open.js` };
+const isPostgres = (args) => ownModule(args) === POSTGRES.path;
+
+// A command whose code, and the front-end modules it calls, import nothing dynamically (but the
+// PostgreSQL store) and no external package is the only part its process loads (cost, cache, db, notes,
+// sessions). It is bundled whole as one
 // CommonJS file: one file to load instead of half a dozen chunks, nothing loaded twice, and Node's ES
 // module loader never starts (about 20 ms of `agent cost`).
 const frontAsExternal = {
@@ -164,7 +173,10 @@ const frontAsExternal = {
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       // Listed, not inlined, so that the probe sees it.
-      if (args.kind === 'dynamic-import') return { path: args.path, external: true };
+      if (args.kind === 'dynamic-import')
+        return isPostgres(args)
+          ? { path: POSTGRES.name, external: true }
+          : { path: args.path, external: true };
       const path = frontModule(args);
       return path && { path, external: true };
     });
@@ -181,8 +193,9 @@ for (const output of Object.values(probe.metafile.outputs)) {
   if (!output.entryPoint) continue;
   const alone = output.imports.every(
     (i) =>
-      i.kind !== 'dynamic-import' &&
-      (isBuiltin(i.path) || (frontModules.includes(i.path) && !frontDynamic.includes(i.path))),
+      i.path === POSTGRES.name ||
+      (i.kind !== 'dynamic-import' &&
+        (isBuiltin(i.path) || (frontModules.includes(i.path) && !frontDynamic.includes(i.path)))),
   );
   if (alone) whole.add(lazyName(resolve(root, output.entryPoint)));
 }
@@ -211,7 +224,11 @@ await build({
 const frontRequired = {
   name: 'front-required',
   setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => frontModule(args) && { path: './front.cjs', external: true });
+    b.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === 'dynamic-import' && isPostgres(args)
+        ? { path: `./${POSTGRES.name}.js`, external: true }
+        : frontModule(args) && { path: './front.cjs', external: true },
+    );
   },
 };
 await build({
@@ -247,7 +264,10 @@ const fromFront = {
 };
 await build({
   ...common,
-  entryPoints: Object.fromEntries([...lazy].filter(([name]) => !whole.has(name))),
+  entryPoints: Object.fromEntries([
+    ...[...lazy].filter(([name]) => !whole.has(name)),
+    [POSTGRES.name, POSTGRES.path],
+  ]),
   splitting: true,
   plugins: [lazyChildProcess, zodEnglishOnly, fromFront],
 });

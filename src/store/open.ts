@@ -1,4 +1,5 @@
 import { defaultDatabasePath } from '../paths.js';
+import { openSqlite } from './sqlite/store.js';
 import type { Store } from './store.js';
 
 // Which database a command uses: --db's value, else AGENT_DATABASE_URL, else AGENT_DB, else the default
@@ -41,6 +42,5 @@ export async function openStore(target?: string, options: OpenOptions = {}): Pro
     const { openPostgres } = await import('./postgres/open.js');
     return openPostgres(where, { ...options, env });
   }
-  const { openSqlite } = await import('./sqlite/store.js');
   return openSqlite(where, { ...options, env });
 }
