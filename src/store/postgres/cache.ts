@@ -1,6 +1,6 @@
 import type { CachedPageRow, CacheStats, CacheStore, ExtractionKey, Removed } from '../store.js';
+import { deflateText, inflateText, textHash } from '../texts.js';
 import { type Client, type Db, rows } from './db.js';
-import { deflateText, inflateText, textHash } from './texts.js';
 
 // The page and extraction caches on PostgreSQL (policy lives in src/cache/). A body is stored once
 // whatever URLs share it, and goes, in the same transaction, with the last page that used it.

@@ -1,4 +1,5 @@
 import { costOf, findPrice, type Price } from '../../providers/prices.js';
+import { LEDGER_COLUMNS, ledgerValues } from '../rows.js';
 import type { CostReport, GroupBy, LedgerEntry, LedgerStore } from '../store.js';
 import type { Db } from './db.js';
 
@@ -34,32 +35,10 @@ export class PgLedger implements LedgerStore {
   async record(entry: LedgerEntry, userPrices: Record<string, Price> = {}): Promise<number | null> {
     const price = findPrice(entry.provider, entry.model, userPrices);
     const cost = price ? costOf(entry.usage, price) : null;
+    const values = ledgerValues(entry, price, cost, this.user);
     await this.db.query(
-      `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
-         cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
-         price_cache_write, price_source, cost_usd, cancelled, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-      [
-        entry.ts ?? Date.now(),
-        entry.command,
-        entry.runId,
-        entry.step,
-        entry.provider,
-        entry.model,
-        entry.usage.input,
-        entry.usage.cacheRead,
-        entry.usage.cacheWrite,
-        entry.usage.output,
-        entry.usage.reasoning,
-        price?.input ?? null,
-        price?.output ?? null,
-        price?.cacheRead ?? null,
-        price?.cacheWrite ?? null,
-        price?.source ?? null,
-        cost,
-        entry.cancelled === true,
-        this.user,
-      ],
+      `INSERT INTO usage_ledger (${LEDGER_COLUMNS}) VALUES (${values.map((_, n) => `$${n + 1}`).join(', ')})`,
+      values,
     );
     return cost;
   }

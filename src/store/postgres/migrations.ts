@@ -1,19 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../../errors.js';
+import { migrationsDir } from '../migrations-dir.js';
 import type { Client, Db } from './db.js';
 
 // The schema on PostgreSQL: db/migrations/postgres/, the same numbered steps as SQLite's, in file-name
 // order. All pending steps run in one transaction under a transaction-level advisory lock, so two
 // processes starting at once apply each step once (the second waits, then finds them applied).
 
-/**
- * db/migrations/postgres/ at the package root: three levels above src/store/postgres/ and
- * dist/store/postgres/, two above the bundle's dist/bundle/.
- */
-export const PG_MIGRATIONS_DIR =
-  ['../../../db/migrations/postgres/', '../../db/migrations/postgres/']
-    .map((path) => new URL(path, import.meta.url))
-    .find((url) => existsSync(url)) ?? new URL('../../../db/migrations/postgres/', import.meta.url);
+export const PG_MIGRATIONS_DIR = migrationsDir('postgres');
 
 /** The lock's key: any constant shared by every agent process ('agent' in ASCII). */
 const LOCK_KEY = 0x6167656e74;

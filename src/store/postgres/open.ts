@@ -1,5 +1,5 @@
-import { userInfo } from 'node:os';
 import type { Store } from '../store.js';
+import { currentUser } from '../user.js';
 import { connectionConfig } from './config.js';
 import { Db } from './db.js';
 import { connectFailure } from './errors.js';
@@ -42,17 +42,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     options.onNotice?.(
       `The database at ${target.location} is read-only: reading works, but nothing is saved.`,
     );
-  return new PostgresStore(db, userOf(env), readOnly);
-}
-
-/** The person rows are recorded for: AGENT_USER, else the operating-system user name. */
-function userOf(env: NodeJS.ProcessEnv): string {
-  if (env.AGENT_USER?.trim()) return env.AGENT_USER.trim();
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
+  return new PostgresStore(db, currentUser(env), readOnly);
 }
 
 export type { Store };

@@ -1,14 +1,12 @@
-import { holderGone } from '../holder.js';
+import { holderGone, RUN_STALE_MS } from '../holder.js';
 import type { Claim, ProgressStore, RunProgress, StartedRun } from '../store.js';
+import { inflateText } from '../texts.js';
 import { type Client, type Db, rows } from './db.js';
 import { dropProgress } from './runs.js';
-import { dropUnusedTexts, hashesOf, inflateText, storeText } from './texts.js';
+import { dropUnusedTexts, hashesOf, storeText } from './texts.js';
 
 // Unfinished research runs on PostgreSQL: each step its own short transaction, committed the moment the
 // step is done, so a run cut off at any point (a dropped connection, a kill) keeps everything before it.
-
-/** A holder silent for this long is taken to be gone (a process on another machine, a hung one). */
-const RUN_STALE_MS = 60_000;
 
 export class PgProgress implements ProgressStore {
   constructor(

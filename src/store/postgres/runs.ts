@@ -1,7 +1,9 @@
+import { toRunSummary } from '../rows.js';
 import type { NewRun, RunSummary, RunsStore, SavedRun } from '../store.js';
-import { type Client, type Db, rows, withUser } from './db.js';
+import { inflateText } from '../texts.js';
+import { type Client, type Db, rows } from './db.js';
 import { websearch, wordsOf } from './fts.js';
-import { dropUnusedTexts, hashesOf, inflateText, storeText } from './texts.js';
+import { dropUnusedTexts, hashesOf, storeText } from './texts.js';
 
 // Saved research runs (reports) on PostgreSQL: columns to list and search them, the result object as json
 // kept as written, and the source texts stored once. A run is saved, completed or deleted in one
@@ -19,20 +21,7 @@ interface RunRow {
   created_by: string | null;
 }
 
-const toSummary = (r: RunRow): RunSummary =>
-  withUser(
-    {
-      id: r.id,
-      createdAt: new Date(r.created_at).toISOString(),
-      question: r.question,
-      mode: r.mode,
-      costUsd: r.cost_usd,
-      status: r.status,
-    },
-    r.created_by,
-  );
-
-const toSaved = (r: RunRow): SavedRun => ({ ...toSummary(r), answer: r.answer, result: r.result });
+const toSaved = (r: RunRow): SavedRun => ({ ...toRunSummary(r), answer: r.answer, result: r.result });
 
 /** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
 const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
@@ -113,7 +102,7 @@ export class PgRuns implements RunsStore {
     if (options.query === undefined)
       return (
         await this.db.query<RunRow>(`SELECT ${SUMMARY} FROM research_runs r WHERE ${where} ${order}`, params)
-      ).map(toSummary);
+      ).map(toRunSummary);
     const words = wordsOf(options.query);
     if (words.length === 0) return [];
     const search = (text: string) =>
@@ -124,7 +113,7 @@ export class PgRuns implements RunsStore {
       );
     let found = await search(websearch(words, 'and'));
     if (found.length === 0 && words.length > 1) found = await search(websearch(words, 'or'));
-    return found.map(toSummary);
+    return found.map(toRunSummary);
   }
 
   async ofQuestion(question: string, mode: string): Promise<SavedRun[]> {

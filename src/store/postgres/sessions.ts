@@ -1,26 +1,12 @@
 import { AgentError } from '../../errors.js';
 import type { Message } from '../../types.js';
+import { type SessionSummaryRow, toSessionSummary } from '../rows.js';
 import type { Exchange, SessionSummary, SessionsStore, StoredMessage } from '../store.js';
-import { type Db, rows, withUser } from './db.js';
+import { type Db, rows } from './db.js';
 
 // Chat sessions on PostgreSQL: one row per conversation, one per message, an exchange appended in one
 // transaction. A session is its creator's: without `all` only this user's are listed. Where each person
 // connects with their own role, row-level security (014_people.sql) hides others' sessions on the server.
-
-interface SummaryRow {
-  id: number;
-  run_id: string;
-  created_at: number;
-  updated_at: number;
-  provider: string;
-  model: string;
-  first_message: string;
-  exchanges: number;
-  calls: number;
-  unpriced: number;
-  priced_usd: number | null;
-  created_by: string | null;
-}
 
 const SUMMARY = `SELECT s.id, s.run_id, s.created_at, s.updated_at, s.provider, s.model, s.first_message, s.created_by,
   (SELECT count(DISTINCT exchange) FROM chat_messages m WHERE m.session_id = s.id) AS exchanges,
@@ -29,22 +15,6 @@ FROM chat_sessions s CROSS JOIN LATERAL (
   SELECT count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced, sum(cost_usd) AS priced_usd
   FROM usage_ledger l WHERE l.run_id = s.run_id
 ) u`;
-
-const toSummary = (r: SummaryRow): SessionSummary => withUser(summaryOf(r), r.created_by);
-
-const summaryOf = (r: SummaryRow): Omit<SessionSummary, 'user'> => ({
-  id: r.id,
-  runId: r.run_id,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
-  provider: r.provider,
-  model: r.model,
-  exchanges: r.exchanges,
-  calls: r.calls,
-  unpricedCalls: r.unpriced,
-  pricedUsd: r.priced_usd,
-  firstMessage: r.first_message,
-});
 
 export class PgSessions implements SessionsStore {
   constructor(
@@ -108,11 +78,11 @@ export class PgSessions implements SessionsStore {
 
   async get(id: number, options: { all?: boolean } = {}): Promise<SessionSummary | undefined> {
     const params: unknown[] = [id];
-    const row = await this.db.one<SummaryRow>(
+    const row = await this.db.one<SessionSummaryRow>(
       `${SUMMARY} WHERE s.id = $1${this.mine(options.all, params)}`,
       params,
     );
-    return row && toSummary(row);
+    return row && toSessionSummary(row);
   }
 
   async latest(options: { all?: boolean } = {}): Promise<SessionSummary | undefined> {
@@ -123,11 +93,11 @@ export class PgSessions implements SessionsStore {
     const params: unknown[] = [options.limit ?? 20];
     const where = this.mine(options.all, params);
     return (
-      await this.db.query<SummaryRow>(
+      await this.db.query<SessionSummaryRow>(
         `${SUMMARY} WHERE true${where} ORDER BY s.updated_at DESC, s.id DESC LIMIT $1`,
         params,
       )
-    ).map(toSummary);
+    ).map(toSessionSummary);
   }
 
   async messages(id: number): Promise<StoredMessage[]> {

@@ -1,12 +1,8 @@
-import { createHash } from 'node:crypto';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { deflateText, textHash } from '../texts.js';
 import { type Client, rows } from './db.js';
 
-// Texts stored once by their SHA-256, zlib-compressed (as on SQLite, so a copied row is the same bytes).
-
-export const textHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-export const deflateText = (text: string): Buffer => deflateSync(Buffer.from(text, 'utf8'));
-export const inflateText = (body: Buffer): string => inflateSync(body).toString('utf8');
+// Texts stored once by their SHA-256, zlib-compressed (../texts.ts, as on SQLite, so a copied row is the
+// same bytes).
 
 /** Stores a run's source text unless it is stored already; its hash. */
 export async function storeText(c: Client, text: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { costOf, findPrice, type Price } from '../../providers/prices.js';
+import { LEDGER_COLUMNS, ledgerValues } from '../rows.js';
 import type { CostReport, CostRow, GroupBy, LedgerEntry } from '../types.js';
 import { type Db, writeError } from './open.js';
 
@@ -29,31 +30,10 @@ function insertRow(
   cost: number | null,
   user: string | null,
 ): void {
-  db.prepare(
-    `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
-       cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
-       price_cache_write, price_source, cost_usd, cancelled, created_by)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    entry.ts ?? Date.now(),
-    entry.command,
-    entry.runId,
-    entry.step,
-    entry.provider,
-    entry.model,
-    entry.usage.input,
-    entry.usage.cacheRead,
-    entry.usage.cacheWrite,
-    entry.usage.output,
-    entry.usage.reasoning,
-    price?.input ?? null,
-    price?.output ?? null,
-    price?.cacheRead ?? null,
-    price?.cacheWrite ?? null,
-    price?.source ?? null,
-    cost,
-    entry.cancelled ? 1 : 0,
-    user,
+  // SQLite has no boolean: `cancelled` is 0 or 1.
+  const values = ledgerValues(entry, price, cost, user).map((v) => (typeof v === 'boolean' ? Number(v) : v));
+  db.prepare(`INSERT INTO usage_ledger (${LEDGER_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
+    ...values,
   );
 }
 

@@ -1,3 +1,4 @@
+import { toRunSummary } from '../rows.js';
 import type { NewRun, RunSummary, SavedRun } from '../types.js';
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
@@ -19,16 +20,6 @@ interface RunRow {
   status: 'done' | 'unfinished';
   created_by: string | null;
 }
-
-const toSummary = (r: Omit<RunRow, 'answer' | 'result'>): RunSummary => ({
-  id: r.id,
-  createdAt: new Date(r.created_at).toISOString(),
-  question: r.question,
-  mode: r.mode,
-  costUsd: r.cost_usd,
-  status: r.status,
-  user: r.created_by ?? '',
-});
 
 /** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
 const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
@@ -105,7 +96,7 @@ export function listRuns(
         `SELECT ${SUMMARY} FROM research_runs r WHERE 1 ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
       )
       .all(params) as RunRow[];
-    return rows.map(toSummary);
+    return rows.map(toRunSummary);
   }
   const words = options.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) return [];
@@ -117,7 +108,7 @@ export function listRuns(
   let rows = search.all({ ...params, match: ftsQuery(words, 'AND') }) as RunRow[];
   if (rows.length === 0 && words.length > 1)
     rows = search.all({ ...params, match: ftsQuery(words, 'OR') }) as RunRow[];
-  return rows.map(toSummary);
+  return rows.map(toRunSummary);
 }
 
 /** The saved runs of exactly this question in this mode, newest first (a batch skips what they answered). */
@@ -132,7 +123,7 @@ export function runsOfQuestion(db: Db, question: string, mode: string): SavedRun
 }
 
 const toSaved = (row: RunRow): SavedRun => ({
-  ...toSummary(row),
+  ...toRunSummary(row),
   answer: row.answer,
   result: JSON.parse(row.result) as Record<string, unknown>,
 });

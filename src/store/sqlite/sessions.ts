@@ -1,25 +1,11 @@
 import { AgentError } from '../../errors.js';
 import type { Message } from '../../types.js';
+import { type SessionSummaryRow, toSessionSummary } from '../rows.js';
 import type { Exchange, SessionSummary, StoredMessage } from '../types.js';
 import { type Db, writeError } from './open.js';
 
 // Chat sessions: one row per conversation, one row per message. A session row appears with its first
 // completed exchange, so an empty chat leaves nothing listed.
-
-interface SummaryRow {
-  id: number;
-  run_id: string;
-  created_at: number;
-  updated_at: number;
-  provider: string;
-  model: string;
-  first_message: string;
-  exchanges: number;
-  calls: number;
-  unpriced: number;
-  priced_usd: number | null;
-  created_by: string | null;
-}
 
 const SUMMARY = `SELECT s.*,
   (SELECT COUNT(DISTINCT exchange) FROM chat_messages m WHERE m.session_id = s.id) AS exchanges,
@@ -27,21 +13,6 @@ const SUMMARY = `SELECT s.*,
   (SELECT COALESCE(SUM(cost_usd IS NULL), 0) FROM usage_ledger u WHERE u.run_id = s.run_id) AS unpriced,
   (SELECT SUM(cost_usd) FROM usage_ledger u WHERE u.run_id = s.run_id) AS priced_usd
 FROM chat_sessions s`;
-
-const toSummary = (r: SummaryRow): SessionSummary => ({
-  id: r.id,
-  runId: r.run_id,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
-  provider: r.provider,
-  model: r.model,
-  exchanges: r.exchanges,
-  calls: r.calls,
-  unpricedCalls: r.unpriced,
-  pricedUsd: r.priced_usd,
-  firstMessage: r.first_message,
-  user: r.created_by ?? '',
-});
 
 /**
  * Appends one completed exchange in a single transaction, creating the session first when `sessionId`
@@ -108,9 +79,9 @@ const ownedBy = (owner: string | undefined) =>
 
 export function getSession(db: Db, id: number, owner?: string): SessionSummary | undefined {
   const row = db.prepare(`${SUMMARY} WHERE s.id = @id AND ${ownedBy(owner)}`).get({ id, owner }) as
-    | SummaryRow
+    | SessionSummaryRow
     | undefined;
-  return row && toSummary(row);
+  return row && toSessionSummary(row);
 }
 
 /** The session used most recently: the one `agent chat --continue` resumes. */
@@ -123,8 +94,8 @@ export function listSessions(db: Db, limit = 20, owner?: string): SessionSummary
   return (
     db
       .prepare(`${SUMMARY} WHERE ${ownedBy(owner)} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`)
-      .all({ limit, owner }) as SummaryRow[]
-  ).map(toSummary);
+      .all({ limit, owner }) as SessionSummaryRow[]
+  ).map(toSessionSummary);
 }
 
 /** A session's messages in the order they were said. */
