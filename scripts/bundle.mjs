@@ -1,24 +1,29 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, so that `--version` and `--help` load one
-// file besides bin/agent.js, and each command a few more:
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, CommonJS files all, so that `--version`
+// and `--help` load one file besides bin/agent.js, and each command a few more:
+// - boot.cjs, loaded first by bin/agent.js: compiles the other files with V8's code cache (see
+//   src/boot/code-cache.ts), keyed by the content hashes this script writes to hashes.json;
 // - front.cjs, the front end: dist/cli/main.js (commander, the program definitions, error reporting) and
-//   everything it imports statically, in one CommonJS file that also exports those modules. bin/agent.js
-//   is CommonJS too (bin/package.json), so Node starts without its ES module loader (about 8 ms of its
-//   own modules to compile), which `--version` and `--help` never need;
-// - one ES module per lazily loaded part (each command, SDK, reader), with chunks for the code they share,
-//   but a command that loads nothing else is one CommonJS file (see below); all take the front end's
-//   modules from front.cjs (require()d, already loaded), so there is one copy of each (one AgentError
-//   class, one record of the open database for error reports).
+//   everything it imports statically, in one file that also exports those modules;
+// - one file per lazily loaded part (each command, SDK, reader), with chunks for the code they share, but
+//   a command that loads nothing else is one file (see below); all take the front end's modules from
+//   front.cjs (require()d, already loaded), so there is one copy of each (one AgentError class, one record
+//   of the open database for error reports).
+// Everything is CommonJS so that Node's ES module loader never starts for our own code (its start and its
+// per-module work cost ~10 ms), and so that boot.cjs can give V8 a code cache, which Node 20 cannot do for
+// an ES module. esbuild splits shared chunks only for ES modules: the parts are split as ES modules, then
+// each file is turned into CommonJS on its own (an import() of our own file becoming a require()).
 // The files sit two levels below the package root, like every compiled module, so paths built from
 // import.meta.url (package.json, content/, db/migrations/) still resolve. Very large or rarely used packages
 // stay external and load from node_modules when needed. better-sqlite3's JavaScript is bundled (a dozen
 // CommonJS files less at each start); its compiled addon stays in node_modules, given by path when a
 // database is opened (withAddon in src/store/sqlite/open.ts).
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -73,11 +78,20 @@ const common = {
   minifySyntax: true,
   // undici too: it is loaded lazily, and esbuild's CommonJS interop loses its named exports in a dynamic import.
   external: ['pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
-  // Bundled CommonJS packages call require(); ESM has none, so each chunk gets one.
-  banner: {
-    js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);",
-  },
   logLevel: 'warning',
+};
+
+/**
+ * A bundled file of ours that an import() loads: a module that require()s it, so that esbuild turns the
+ * import() into a require() (no ES module loader). Resolve to `required('./name.cjs')`.
+ */
+const required = (path) => ({ path, namespace: 'required' });
+const requiredStubs = (b) => {
+  b.onResolve({ filter: /.*/, namespace: 'required' }, (args) => ({ path: args.path, external: true }));
+  b.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({
+    contents: `module.exports = require(${JSON.stringify(args.path)});`,
+    loader: 'js',
+  }));
 };
 
 /** A compiled module of ours given by a relative import, as an absolute path; else undefined. */
@@ -95,7 +109,7 @@ rmSync(outdir, { recursive: true, force: true });
 const front = `${dist}/cli/main.js`;
 /** The modules the front end imports dynamically, by the name of their bundled file. */
 const lazy = new Map();
-/** Those bundled whole as CommonJS (see below), by name: the front end require()s them. */
+/** Those bundled whole, with no chunks (see below), by name. */
 const whole = new Set();
 const frontExternal = {
   name: 'front-external',
@@ -106,16 +120,9 @@ const frontExternal = {
       if (!path) return undefined;
       const name = lazyName(path);
       lazy.set(name, path);
-      // import() would start Node's ES module loader: a CommonJS part is require()d on first use instead.
-      return whole.has(name)
-        ? { path: `./${name}.cjs`, namespace: 'whole' }
-        : { path: `./${name}.js`, external: true };
+      return required(`./${name}.cjs`);
     });
-    b.onResolve({ filter: /.*/, namespace: 'whole' }, (args) => ({ path: args.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'whole' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
-      loader: 'js',
-    }));
+    requiredStubs(b);
   },
 };
 const scan = await build({
@@ -156,18 +163,15 @@ const frontDynamic = Object.keys(scan.metafile.inputs)
   .map((input) => resolve(root, input));
 
 /**
- * The PostgreSQL store, loaded only for a team database (store/open.js imports it dynamically): an ES
- * module of its own, which a command bundled whole may still import() (Node's ES module loader then
- * starts for a team database only).
+ * The PostgreSQL store, loaded only for a team database (store/open.js imports it dynamically): a part of
+ * its own, which a command bundled whole require()s when it needs it.
  */
 const POSTGRES = { name: 'store-postgres-open', path: `${dist}/store/postgres/open.js` };
 const isPostgres = (args) => ownModule(args) === POSTGRES.path;
 
 // A command whose code, and the front-end modules it calls, import nothing dynamically (but the
 // PostgreSQL store) and no external package is the only part its process loads (cost, cache, db, notes,
-// sessions). It is bundled whole as one
-// CommonJS file: one file to load instead of half a dozen chunks, nothing loaded twice, and Node's ES
-// module loader never starts (about 20 ms of `agent cost`).
+// sessions). It is bundled whole as one file: one file to load instead of half a dozen chunks.
 const frontAsExternal = {
   name: 'front-as-external',
   setup(b) {
@@ -201,12 +205,10 @@ for (const output of Object.values(probe.metafile.outputs)) {
 }
 
 // front.cjs: one CommonJS file that re-exports every front-end module, for the lazily loaded parts to share.
-const commonJs = {
-  format: 'cjs',
-  // CommonJS has no import.meta: the file's own URL stands in for it.
-  define: { 'import.meta.url': '__agentUrl' },
-  banner: { js: "const __agentUrl = require('node:url').pathToFileURL(__filename).href;" },
-};
+// CommonJS has no import.meta: the file's own URL stands in for it.
+const fileUrl = { 'import.meta.url': '__agentUrl' };
+const fileUrlBanner = "const __agentUrl = require('node:url').pathToFileURL(__filename).href;";
+const commonJs = { format: 'cjs', define: fileUrl, banner: { js: fileUrlBanner } };
 await build({
   ...common,
   ...commonJs,
@@ -226,9 +228,10 @@ const frontRequired = {
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) =>
       args.kind === 'dynamic-import' && isPostgres(args)
-        ? { path: `./${POSTGRES.name}.js`, external: true }
+        ? required(`./${POSTGRES.name}.cjs`)
         : frontModule(args) && { path: './front.cjs', external: true },
     );
+    requiredStubs(b);
   },
 };
 await build({
@@ -239,10 +242,10 @@ await build({
   plugins: [lazyChildProcess, zodEnglishOnly, frontRequired],
 });
 
-// The other lazily loaded parts, ES modules with shared chunks; any of the front end's modules they import
-// comes from front.cjs (no second copy), through one shared ES module that re-exports it: the exports are
-// copied once, not at each import statement (about 60 copies of 90 names, ~2 ms), and no parse of
-// front.cjs to find its exports.
+// The other lazily loaded parts with shared chunks, split as ES modules (esbuild splits no other format),
+// then each file turned into CommonJS; any of the front end's modules they import comes from front.cjs (no
+// second copy), through one shared module that re-exports it: the exports are copied once, not at each
+// import statement (about 60 copies of 90 names, ~2 ms).
 const fromFront = {
   name: 'from-front',
   setup(b) {
@@ -262,12 +265,61 @@ const fromFront = {
     }));
   },
 };
-await build({
+const split = await build({
   ...common,
   entryPoints: Object.fromEntries([
     ...[...lazy].filter(([name]) => !whole.has(name)),
     [POSTGRES.name, POSTGRES.path],
   ]),
   splitting: true,
+  outExtension: { '.js': '.cjs' },
+  define: fileUrl,
+  write: false,
+  metafile: true,
   plugins: [lazyChildProcess, zodEnglishOnly, fromFront],
 });
+// A file's import() of another of ours (a part, a chunk esbuild split off for a dynamic import) becomes a
+// require() when the promise is taken: the same order of evaluation, and no ES module loader.
+const ownImport = /\bimport\("(\.\/[\w.-]+\.cjs)"\)/g;
+const ownImportCount = (output) =>
+  output.imports.filter((i) => i.kind === 'dynamic-import' && !i.external).length;
+for (const file of split.outputFiles) {
+  const path = relative(root, file.path);
+  const found = [...file.text.matchAll(ownImport)].length;
+  const expected = ownImportCount(split.metafile.outputs[path]);
+  if (found !== expected)
+    throw new Error(`${path}: found ${found} import() of our own files where esbuild made ${expected}`);
+  const commonJsText = await transform(file.text.replace(ownImport, '__agentImport("$1")'), {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: `${fileUrlBanner}const __agentImport = (path) => Promise.resolve().then(() => require(path));`,
+    sourcefile: path,
+    logLevel: 'warning',
+  });
+  writeFileSync(file.path, commonJsText.code);
+}
+
+// boot.cjs, and the content hash of each bundled file, which names its code cache.
+await build({
+  ...common,
+  ...commonJs,
+  entryPoints: { boot: `${dist}/boot/code-cache.js` },
+  outExtension: { '.js': '.cjs' },
+});
+const hashes = Object.fromEntries(
+  readdirSync(outdir)
+    .filter((name) => name.endsWith('.cjs') && name !== 'boot.cjs')
+    .map((name) => [
+      name,
+      createHash('sha256')
+        .update(readFileSync(`${outdir}/${name}`))
+        .digest('base64url')
+        .slice(0, 16),
+    ]),
+);
+if (process.env.AGENT_BUNDLE_META)
+  writeFileSync(process.env.AGENT_BUNDLE_META, JSON.stringify(split.metafile));
+writeFileSync(`${outdir}/hashes.json`, `${JSON.stringify(hashes, null, 1)}\n`);

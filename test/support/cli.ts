@@ -35,6 +35,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     ...env,
     XDG_CONFIG_HOME: join(isolated, 'config'),
     XDG_DATA_HOME: join(isolated, 'data'),
+    XDG_CACHE_HOME: join(isolated, 'cache'),
     ...extra,
   };
 }
