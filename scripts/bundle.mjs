@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -205,10 +205,19 @@ for (const output of Object.values(probe.metafile.outputs)) {
 }
 
 // front.cjs: one CommonJS file that re-exports every front-end module, for the lazily loaded parts to share.
-// CommonJS has no import.meta: the file's own URL stands in for it.
+// What each file starts with: strict mode first (our code was written as ES modules, which are strict;
+// a banner before esbuild's own "use strict" would leave it an ordinary string); then, as CommonJS has no
+// import.meta, the file's own URL to stand in for it; and __agentLazy (see lazyBuiltins below).
 const fileUrl = { 'import.meta.url': '__agentUrl' };
-const fileUrlBanner = "const __agentUrl = require('node:url').pathToFileURL(__filename).href;";
-const commonJs = { format: 'cjs', define: fileUrl, banner: { js: fileUrlBanner } };
+const BANNER = [
+  '"use strict";',
+  "const __agentUrl = require('node:url').pathToFileURL(__filename).href;",
+  'const __agentLazy = (id) => { let m; const load = () => (m ??= require(id)); return new Proxy({}, {',
+  ' get: (_, key) => load()[key], has: (_, key) => key in load(), ownKeys: () => Reflect.ownKeys(load()),',
+  ' getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(load(), key);',
+  ' if (d) d.configurable = true; return d; } }); };',
+].join('\n');
+const commonJs = { format: 'cjs', define: fileUrl, banner: { js: BANNER } };
 await build({
   ...common,
   ...commonJs,
@@ -295,31 +304,70 @@ for (const file of split.outputFiles) {
     target: 'node20',
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: `${fileUrlBanner}const __agentImport = (path) => Promise.resolve().then(() => require(path));`,
+    banner: `${BANNER}\nconst __agentImport = (path) => Promise.resolve().then(() => require(path));`,
     sourcefile: path,
     logLevel: 'warning',
   });
   writeFileSync(file.path, commonJsText.code);
 }
 
-// boot.cjs, and the content hash of each bundled file, which names its code cache.
+/**
+ * Node's modules that are not loaded when Node starts and cost a few milliseconds each to load (crypto
+ * alone ~5 ms): where our code imports one, the module is required when first used instead of when the
+ * file loads, through a stand-in that forwards every property (the import's uses are `import_x.name`,
+ * so nothing else changes). `agent research` thereby sends its first request without loading crypto,
+ * zlib, fs/promises, dns/promises or timers/promises, which it needs only later.
+ */
+const LAZY_BUILTINS = [
+  'child_process',
+  'crypto',
+  'dns',
+  'dns/promises',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'perf_hooks',
+  'readline',
+  'readline/promises',
+  'stream/web',
+  'timers/promises',
+  'tls',
+  'v8',
+  'worker_threads',
+  'zlib',
+];
+const lazyBuiltin = new RegExp(
+  `\\b(import_[\\w$]+)=require\\("node:(${LAZY_BUILTINS.join('|').replaceAll('/', '\\/')})"\\)`,
+  'g',
+);
+for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs'))) {
+  const text = readFileSync(`${outdir}/${name}`, 'utf8');
+  if (!text.startsWith(BANNER)) throw new Error(`${name} does not start with the banner`);
+  const lazyText = text.replace(lazyBuiltin, '$1=__agentLazy("node:$2")');
+  if (lazyText !== text) writeFileSync(`${outdir}/${name}`, lazyText);
+}
+
+// boot.cjs, and the content hash of each bundled file, which names its code cache. A file that calls
+// import() (of a package kept external: pdf.js, which is an ES module, and undici) gets none: V8 has no
+// import() callback for a script compiled with a cache on Node 20 (and Node's would print a warning), so
+// Node's own loader compiles it. Inside a string a call is preceded by a quote; a call never is.
 await build({
   ...common,
   ...commonJs,
   entryPoints: { boot: `${dist}/boot/code-cache.js` },
   outExtension: { '.js': '.cjs' },
 });
-const hashes = Object.fromEntries(
-  readdirSync(outdir)
-    .filter((name) => name.endsWith('.cjs') && name !== 'boot.cjs')
-    .map((name) => [
-      name,
-      createHash('sha256')
-        .update(readFileSync(`${outdir}/${name}`))
-        .digest('base64url')
-        .slice(0, 16),
-    ]),
-);
-if (process.env.AGENT_BUNDLE_META)
-  writeFileSync(process.env.AGENT_BUNDLE_META, JSON.stringify(split.metafile));
+// The files boot.cjs loads are written inside the CommonJS wrapper (WRAPPER, see there).
+const { WRAPPER } = await import(pathToFileURL(`${dist}/boot/code-cache.js`).href);
+const callsImport = (text) => /(?<![\w$.'"`])import\(/.test(text);
+const hashes = {};
+for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs') && n !== 'boot.cjs')) {
+  const text = readFileSync(`${outdir}/${name}`, 'utf8');
+  if (callsImport(text)) continue;
+  const wrapped = WRAPPER.head + text + WRAPPER.tail;
+  writeFileSync(`${outdir}/${name}`, wrapped);
+  hashes[name] = createHash('sha256').update(wrapped).digest('base64url').slice(0, 16);
+}
 writeFileSync(`${outdir}/hashes.json`, `${JSON.stringify(hashes, null, 1)}\n`);

@@ -8,20 +8,27 @@
 // scripts/bundle.mjs), in a folder per Node version and architecture: V8 itself refuses a cache made by
 // another V8 or with other flags, but it checks only the source's length, so the name carries the hash.
 // A process that found no usable cache for a file writes one when it first sends an HTTP request (while
-// it waits for the reply) and again at exit (with what ran since). Writes go through a temporary file
+// it waits for the reply), or at exit if it sends none. Writes go through a temporary file
 // and a rename, so a process reading never sees half a file; any failure to read or write only means
-// compiling as Node would.
+// compiling as Node would. A file that calls import() has no hash (see scripts/bundle.mjs): a script
+// compiled here has no import() callback on Node 20.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
-/** The wrapper Node gives a CommonJS module, on a line of its own (lineOffset -1 keeps line numbers). */
-const HEAD = '(function (exports, require, module, __filename, __dirname) {\n';
-const TAIL = '\n})';
+/**
+ * The wrapper Node gives a CommonJS module, which scripts/bundle.mjs writes around each file this loads,
+ * on a line of its own: V8 compiles the file's text as it is (no joined copy of ~1 MB of source to
+ * allocate at each start) and line numbers in stack traces are the file's.
+ */
+export const WRAPPER = {
+  head: '(function (exports, require, module, __filename, __dirname) {\n',
+  tail: '\n})',
+};
 
 /**
  * `AGENT_CODE_CACHE`: a folder to keep the cache in, or `0`/`off` for none; else
@@ -40,12 +47,15 @@ interface Pending {
 }
 
 /**
- * Compiles the `.cjs` files of `bundleDir` with a code cache kept in `cacheDir`. `hashes` maps each
- * bundled file's name to its content hash; a file without one compiles as usual.
+ * Loads the `.cjs` files of `bundleDir` named in `hashes` (each file's content hash), which are written
+ * wrapped (WRAPPER), with a code cache kept in `cacheDir` (none if undefined); other files load as usual.
  */
-export function installCodeCache(bundleDir: string, cacheDir: string, hashes: Record<string, string>): void {
+export function installCodeCache(
+  bundleDir: string,
+  cacheDir: string | undefined,
+  hashes: Record<string, string>,
+): void {
   const pending: Pending[] = [];
-  const wanted = new Set(Object.entries(hashes).map(([name, hash]) => cacheName(name, hash)));
   // require.extensions: deprecated for loading other languages, still how a loader sees each file.
   const extensions = createRequire(import.meta.url).extensions;
   const fallback = extensions['.js'];
@@ -54,55 +64,48 @@ export function installCodeCache(bundleDir: string, cacheDir: string, hashes: Re
     const name = basename(filename);
     const hash = hashes[name];
     if (dirname(filename) !== bundleDir || !hash) return fallback(module, filename);
-    const file = join(cacheDir, cacheName(name, hash));
+    const file = cacheDir && join(cacheDir, cacheName(name, hash));
     let cachedData: Buffer | undefined;
     try {
-      cachedData = readFileSync(file);
+      if (file) cachedData = readFileSync(file);
     } catch {}
-    const source = readFileSync(filename, 'utf8');
-    const script = new Script(HEAD + source + TAIL, {
-      filename,
-      lineOffset: -1,
-      cachedData,
-      // import() of the packages kept out of the bundle (pdf.js, the MCP SDK) goes to Node's loader.
-      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
-    if (!cachedData || script.cachedDataRejected) pending.push({ script, file });
+    const script = new Script(readFileSync(filename, 'utf8'), { filename, cachedData });
+    if (file && (!cachedData || script.cachedDataRejected)) pending.push({ script, file });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => void;
     wrapper.call(module.exports, module.exports, requireFor(module, filename), module, filename, bundleDir);
   };
+  if (cacheDir) writeOnce(cacheDir, hashes, pending);
+}
 
-  let written = false;
+/**
+ * Writes the caches `pending` lists once: when the first request goes out (Node's fetch and the undici
+ * package publish the first channel, node:http the second), or at exit if none does. A cache then holds
+ * what runs before the first request, the part a user waits through; what runs later compiles while
+ * the process waits for the network.
+ */
+function writeOnce(cacheDir: string, hashes: Record<string, string>, pending: Pending[]): void {
+  const channels = ['undici:request:create', 'http.client.request.start'];
+  let done = false;
   const write = () => {
+    if (done) return;
+    done = true;
+    for (const channel of channels) unsubscribe(channel, onRequest);
     if (pending.length === 0) return;
-    if (!written) prune(cacheDir, wanted);
-    written = true;
+    prune(cacheDir, new Set(Object.entries(hashes).map(([name, hash]) => cacheName(name, hash))));
     for (const { script, file } of pending) if (!save(file, script.createCachedData())) break;
   };
-  // Once when the first request goes out (the process then waits for the network: Node's fetch and the
-  // undici package publish the first channel, node:http the second), and once more at exit with the
-  // functions that ran since.
-  const channels = ['undici:request:create', 'http.client.request.start'];
-  const onRequest = () => {
-    for (const channel of channels) unsubscribe(channel, onRequest);
-    setImmediate(write);
-  };
+  // After the request has been handed to the network, not inside the call that makes it.
+  const onRequest = () => setImmediate(write);
   for (const channel of channels) subscribe(channel, onRequest);
   process.once('exit', write);
 }
 
-/** bin/agent.js: the cache for dist/bundle (this file's folder), unless turned off or not built. */
+/** bin/agent.js: loads dist/bundle (this file's folder), with the cache unless it is turned off. */
 export function boot(): void {
   const bundleDir = dirname(fileURLToPath(import.meta.url));
-  const cacheDir = codeCacheDirectory();
-  if (!cacheDir) return;
-  let hashes: Record<string, string>;
-  try {
-    hashes = JSON.parse(readFileSync(join(bundleDir, 'hashes.json'), 'utf8'));
-  } catch {
-    return;
-  }
-  installCodeCache(bundleDir, cacheDir, hashes);
+  // Written with the bundle: without it the wrapped files cannot load (a broken install).
+  const hashes = JSON.parse(readFileSync(join(bundleDir, 'hashes.json'), 'utf8'));
+  installCodeCache(bundleDir, codeCacheDirectory(), hashes);
 }
 
 const cacheName = (name: string, hash: string) => `${name}.${hash}.v8`;

@@ -131,12 +131,14 @@ describe('the code cache', () => {
     }
   });
 
-  it('keeps the line numbers of stack traces, with and without a cache', () => {
+  it("keeps the file's own line numbers in stack traces, with and without a cache", () => {
     const bundle = tempDir();
     const cache = tempDir();
+    // As scripts/bundle.mjs writes a file: inside the CommonJS wrapper, which is its first line.
+    const body = "'use strict';\n\nexports.fail = () => { throw new Error('here'); };";
     writeFileSync(
       join(bundle, 'm.cjs'),
-      "'use strict';\n\nexports.fail = () => { throw new Error('here'); };\n",
+      `(function (exports, require, module, __filename, __dirname) {\n${body}\n})`,
     );
     const script = `
       require(${JSON.stringify(join(ROOT, 'dist/bundle/boot.cjs'))})
@@ -146,7 +148,7 @@ describe('the code cache', () => {
     const runs = [1, 2].map(() => spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
     for (const run of runs) {
       expect(run.stderr).toBe('');
-      expect(run.stdout).toContain(`${join(bundle, 'm.cjs')}:3:30`);
+      expect(run.stdout).toContain(`${join(bundle, 'm.cjs')}:4:30`);
     }
     expect(readdirSync(cache)).toEqual(['m.cjs.h1.v8']);
   });

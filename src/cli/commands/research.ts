@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isatty } from 'node:tty';
 import { maxAgeSetting } from '../../cache/duration.js';
 import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
@@ -161,7 +162,8 @@ export async function runResearchCommand(
   const spinner = o.json ? undefined : await createSpinner();
   const renderer = new ResearchRenderer(
     spinner,
-    !o.json && !outToStdout && Boolean(process.stdout.isTTY),
+    // isatty, not process.stdout.isTTY: stdout's stream is made when the answer is written, not now.
+    !o.json && !outToStdout && isatty(1),
     o.raw,
   );
   const controller = new AbortController();

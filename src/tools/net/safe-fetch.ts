@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
 import zlib from 'node:zlib';
 import type { Agent } from 'undici';
@@ -9,9 +10,11 @@ let httpClient: Promise<typeof import('undici')> | undefined;
 /**
  * undici, loaded once: with the first fetch, not with the chat's tools (it is a tenth of a second of
  * start-up), or earlier by a caller that knows pages will be read soon (research, while the plan is made).
+ * require(), not import(): undici is CommonJS, and the bundle's files have no import() (see
+ * src/boot/code-cache.ts).
  */
 export function loadHttpClient(): Promise<typeof import('undici')> {
-  httpClient ??= import('undici');
+  httpClient ??= Promise.resolve().then(() => createRequire(import.meta.url)('undici'));
   return httpClient;
 }
 
