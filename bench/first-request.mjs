@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Start-up to first model request: how long after `agent research` (and `agent chat`, with OpenAI and Anthropic) is spawned its
+// Start-up to first model request: how long after `agent research` (with and without web search set up; and `agent chat`, with OpenAI and Anthropic) is spawned its
 // first request reaches a loopback model server, beside `node -e 0` (start and exit) and a bare Node
 // script that only sends one request (the floor for any Node CLI). Medians of several interleaved runs.
 // Beside wall time, the child's own CPU time up to that request (user + system, read by a preload when the
@@ -55,11 +55,11 @@ async function once(args, options) {
   return { wall, cpu: Number(readFileSync(cpuFile, 'utf8')) };
 }
 
-function spawned(args, { untilExit = false, input } = {}) {
+function spawned(args, { untilExit = false, input, extraEnv } = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(process.execPath, ['-r', preload, ...args], {
-      env,
+      env: { ...env, ...extraEnv },
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -86,6 +86,7 @@ function spawned(args, { untilExit = false, input } = {}) {
   });
 }
 
+const webSearch = { BRAVE_SEARCH_KEY: 'bench', BRAVE_SEARCH_URL: `${base}/search` };
 const research = [
   'research',
   '--provider',
@@ -109,6 +110,9 @@ const cases = [
 for (const b of before ? [bin, before] : [bin]) {
   const who = b === bin ? 'agent' : '  before:';
   cases.push([`${who} research`, [b, ...research], {}]);
+  // With a search service set up, the modules web sources need load while the plan request is in flight
+  // (a search backend that is never reached: the plan request is the first).
+  cases.push([`${who} research, web set up`, [b, ...research], { extraEnv: webSearch }]);
   cases.push([`${who} chat (piped)`, [b, ...chat], { input: 'Hello\n' }]);
   cases.push([`${who} chat, Anthropic`, [b, ...chatAnthropic], { input: 'Hello\n' }]);
 }

@@ -7,14 +7,14 @@
 // A cache file is named for the bundled file and its content hash (dist/bundle/hashes.json, written by
 // scripts/bundle.mjs), in a folder per Node version and architecture: V8 itself refuses a cache made by
 // another V8 or with other flags, but it checks only the source's length, so the name carries the hash.
-// A process that found no usable cache for a file writes one when it first sends an HTTP request (while
-// it waits for the reply), or at exit if it sends none. Writes go through a temporary file
+// A process that found no usable cache for a file writes one as its first HTTP request is made, or at
+// exit if it makes none. Writes go through a temporary file
 // and a rename, so a process reading never sees half a file; any failure to read or write only means
 // compiling as Node would. A file that calls import() has no hash (see scripts/bundle.mjs): a script
 // compiled here has no import() callback on Node 20.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,15 +56,13 @@ export function installCodeCache(
   hashes: Record<string, string>,
 ): void {
   const pending: Pending[] = [];
-  // require.extensions: deprecated for loading other languages, still how a loader sees each file.
-  const extensions = createRequire(import.meta.url).extensions;
-  const fallback = extensions['.js'];
+  const nodeRequire = createRequire(import.meta.url);
+  const loaded = nodeRequire.cache;
+  // The node_modules folders a bundled file's packages come from: the same for every file.
+  let paths: string[] | undefined;
 
-  extensions['.cjs'] = (module: NodeJS.Module, filename: string) => {
-    const name = basename(filename);
-    const hash = hashes[name];
-    if (dirname(filename) !== bundleDir || !hash) return fallback(module, filename);
-    const file = cacheDir && join(cacheDir, cacheName(name, hash));
+  const run = (module: Module, filename: string, hash: string) => {
+    const file = cacheDir && join(cacheDir, cacheName(basename(filename), hash));
     let cachedData: Buffer | undefined;
     try {
       if (file) cachedData = readFileSync(file);
@@ -72,31 +70,75 @@ export function installCodeCache(
     const script = new Script(readFileSync(filename, 'utf8'), { filename, cachedData });
     if (file && (!cachedData || script.cachedDataRejected)) pending.push({ script, file });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => void;
-    wrapper.call(module.exports, module.exports, requireFor(module, filename), module, filename, bundleDir);
+    wrapper.call(module.exports, module.exports, requireFor(module), module, filename, bundleDir);
+  };
+
+  /**
+   * The `require` a bundled file is given: another bundled file is taken straight from its path (the
+   * files require each other some thirty times per start, and Node's resolution would look each up on
+   * disk and in package.json), anything else goes to Node's own.
+   */
+  const requireFor = (parent: Module): NodeJS.Require => {
+    const require = (id: string) => {
+      const name = id.startsWith('./') ? id.slice(2) : '';
+      const hash = hashes[name];
+      if (!hash) return parent.require(id);
+      const filename = join(bundleDir, name);
+      const known = loaded[filename];
+      if (known) return known.exports;
+      const module = new Module(filename, parent);
+      module.filename = filename;
+      paths ??= parent.paths;
+      module.paths = paths;
+      loaded[filename] = module;
+      try {
+        run(module, filename, hash);
+      } catch (error) {
+        delete loaded[filename];
+        throw error;
+      }
+      module.loaded = true;
+      return module.exports;
+    };
+    const own = () => createRequire(parent.filename);
+    return Object.defineProperties(require, {
+      resolve: { get: () => own().resolve },
+      cache: { value: loaded },
+      main: { get: () => nodeRequire.main },
+      extensions: { get: () => nodeRequire.extensions },
+    }) as NodeJS.Require;
+  };
+
+  // The first file (front.cjs, from bin/agent.js) comes through Node's loader: require.extensions is
+  // deprecated for loading other languages, but still how a loader sees each file.
+  const fallback = nodeRequire.extensions['.js'];
+  nodeRequire.extensions['.cjs'] = (module: NodeJS.Module, filename: string) => {
+    const hash = dirname(filename) === bundleDir ? hashes[basename(filename)] : undefined;
+    if (hash) run(module as Module, filename, hash);
+    else fallback(module, filename);
   };
   if (cacheDir) writeOnce(cacheDir, hashes, pending);
 }
 
 /**
- * Writes the caches `pending` lists once: when the first request goes out (Node's fetch and the undici
- * package publish the first channel, node:http the second), or at exit if none does. A cache then holds
- * what runs before the first request, the part a user waits through; what runs later compiles while
- * the process waits for the network.
+ * Writes the caches `pending` lists once: as the first HTTP request is made (Node's fetch and the undici
+ * package publish the channel), or at exit if none is. A cache then holds what runs before the first
+ * request, the part a user waits through. Written before that request is sent, not after: it delays only
+ * a first run's request, and a process stopped once its request is out (a start-up benchmark) still
+ * leaves the cache for the next.
  */
 function writeOnce(cacheDir: string, hashes: Record<string, string>, pending: Pending[]): void {
-  const channels = ['undici:request:create', 'http.client.request.start'];
+  const channel = 'undici:request:create';
   let done = false;
   const write = () => {
     if (done) return;
     done = true;
-    for (const channel of channels) unsubscribe(channel, onRequest);
+    unsubscribe(channel, write);
     if (pending.length === 0) return;
     prune(cacheDir, new Set(Object.entries(hashes).map(([name, hash]) => cacheName(name, hash))));
     for (const { script, file } of pending) if (!save(file, script.createCachedData())) break;
   };
-  // After the request has been handed to the network, not inside the call that makes it.
-  const onRequest = () => setImmediate(write);
-  for (const channel of channels) subscribe(channel, onRequest);
+  subscribe(channel, write);
   process.once('exit', write);
 }
 
@@ -109,21 +151,6 @@ export function boot(): void {
 }
 
 const cacheName = (name: string, hash: string) => `${name}.${hash}.v8`;
-
-/**
- * The `require` a module is given: Node's own module.require, without createRequire's set-up for each
- * file (a Module object and its node_modules paths); `require.resolve` and the rest make it when used.
- */
-function requireFor(module: NodeJS.Module, filename: string): NodeJS.Require {
-  const require = (id: string) => module.require(id);
-  const full = () => createRequire(filename);
-  return Object.defineProperties(require, {
-    resolve: { get: () => full().resolve },
-    cache: { get: () => full().cache },
-    main: { get: () => full().main },
-    extensions: { get: () => full().extensions },
-  }) as NodeJS.Require;
-}
 
 /** Writes one cache file whole (a temporary file, renamed); false if the folder cannot be written. */
 function save(file: string, data: Buffer): boolean {

@@ -1,7 +1,10 @@
+import { afterNextRequestSent } from '../request-sent.js';
+
 // The modules web sources need (the search backends, the page reader with its HTML front end, and the
 // HTTP client), loaded once per process; the PDF reader loads with the first PDF. Not at start-up: most
-// runs begin with documents and a model request. The chain starts loading them while the plan request is in flight, so the first search
-// goes out the moment the plan is parsed instead of after a module load on the critical path.
+// runs begin with documents and a model request. The chain starts loading them while the plan request is
+// in flight, so the first search goes out the moment the plan is parsed instead of after a module load on
+// the critical path.
 
 type WebModules = [typeof import('../tools/search/index.js'), typeof import('../tools/read-url.js')];
 
@@ -17,7 +20,12 @@ export function loadWebModules(): Promise<WebModules> {
   return loading;
 }
 
-/** Starts loading in the background; a failure surfaces where the modules are used, not here. */
+/**
+ * Starts loading once the next request (the plan's) has been sent, so as not to hold it up; a failure
+ * surfaces where the modules are used, not here.
+ */
 export function preloadWebModules(): void {
-  loadWebModules().catch(() => {});
+  afterNextRequestSent(() => {
+    loadWebModules().catch(() => {});
+  }, 1000);
 }
