@@ -7,8 +7,8 @@
 // A cache file is named for the bundled file and its content hash (dist/bundle/hashes.json, written by
 // scripts/bundle.mjs), in a folder per Node version and architecture: V8 itself refuses a cache made by
 // another V8 or with other flags, but it checks only the source's length, so the name carries the hash.
-// A process that found no usable cache for a file writes one as its first HTTP request is made, or at
-// exit if it makes none. Writes go through a temporary file
+// A process that found no usable cache for a file writes one as its first HTTP request is made (or at
+// exit, for a file loaded later or a process that makes none). Writes go through a temporary file
 // and a rename, so a process reading never sees half a file; any failure to read or write only means
 // compiling as Node would. A file that calls import() has no hash (see scripts/bundle.mjs): a script
 // compiled here has no import() callback on Node 20.
@@ -117,26 +117,27 @@ export function installCodeCache(
     if (hash) run(module as Module, filename, hash);
     else fallback(module, filename);
   };
-  if (cacheDir) writeOnce(cacheDir, hashes, pending);
+  if (cacheDir) writeCaches(cacheDir, hashes, pending);
 }
 
 /**
- * Writes the caches `pending` lists once: as the first HTTP request is made (Node's fetch and the undici
- * package publish the channel), or at exit if none is. A cache then holds what runs before the first
- * request, the part a user waits through. Written before that request is sent, not after: it delays only
- * a first run's request, and a process stopped once its request is out (a start-up benchmark) still
- * leaves the cache for the next.
+ * Writes the caches `pending` lists as the first HTTP request is made (Node's fetch and the undici
+ * package publish the channel): what runs before it, the part a user waits through. Written before that
+ * request is sent, not after: it delays only a first run's request, and a process stopped once its
+ * request is out (a start-up benchmark) still leaves the cache for the next. Files loaded after it (the
+ * web reader, the checks) have theirs written at exit.
  */
-function writeOnce(cacheDir: string, hashes: Record<string, string>, pending: Pending[]): void {
+function writeCaches(cacheDir: string, hashes: Record<string, string>, pending: Pending[]): void {
   const channel = 'undici:request:create';
-  let done = false;
+  let pruned = false;
   const write = () => {
-    if (done) return;
-    done = true;
     unsubscribe(channel, write);
-    if (pending.length === 0) return;
-    prune(cacheDir, new Set(Object.entries(hashes).map(([name, hash]) => cacheName(name, hash))));
-    for (const { script, file } of pending) if (!save(file, script.createCachedData())) break;
+    const batch = pending.splice(0);
+    if (batch.length === 0) return;
+    if (!pruned)
+      prune(cacheDir, new Set(Object.entries(hashes).map(([name, hash]) => cacheName(name, hash))));
+    pruned = true;
+    for (const { script, file } of batch) if (!save(file, script.createCachedData())) break;
   };
   subscribe(channel, write);
   process.once('exit', write);

@@ -20,7 +20,7 @@ import {
   WRITE_SYSTEM,
   writePrompt,
 } from './prompts.js';
-import { type ReadAhead, readAhead } from './read-ahead.js';
+import type { ReadAhead } from './read-ahead.js';
 import { collectRound, type Source, type SourceReport } from './sources.js';
 import {
   type ModelSetup,
@@ -30,7 +30,7 @@ import {
   type RunUsage,
   webFilters,
 } from './types.js';
-import { preloadWebModules } from './web-modules.js';
+import { loadAfterNextRequest, preloadWebModules } from './web-modules.js';
 
 export const DEFAULT_CONCURRENCY = 16;
 
@@ -137,6 +137,9 @@ export async function modelChain(
 ): Promise<ChainResult> {
   const start = await chainStart(o, m, emit, settings);
   const { ledger, call, search, webAvailable, all, known, budget } = start;
+  // The checks' reading (with the grounding check) is needed at the write: loaded while the plan request
+  // is out (the process is idle then), not at start-up or between the plan and the sources.
+  const reading = loadAfterNextRequest(() => import('./read-ahead.js'));
   let plan = await choosePlan(o, m, settings, emit, start);
   await o.progress?.onPlan(1, plan);
 
@@ -325,7 +328,7 @@ export async function modelChain(
       : (facts.get(source) ?? NO_FACTS),
   }));
   // The checks' reading of the sources overlaps the write, which only waits on the model.
-  const ahead = readAhead(sources);
+  const ahead = (await reading()).readAhead(sources);
   const written = await call(
     'write',
     m.largeModel,

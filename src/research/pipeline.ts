@@ -4,8 +4,6 @@ import type { Store } from '../store/store.js';
 import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
-import { extractiveAnswer } from './extractive.js';
-import { checkGrounding } from './grounding/index.js';
 import { modelChain, planChain } from './model-chain.js';
 import type { PlanView } from './plan-file.js';
 import { resultJson } from './result-json.js';
@@ -174,7 +172,12 @@ async function research(
           base.sources.map((s) => s.n),
         )
       : { cited: [], dangling: [], uncited: [] },
-    grounding: checkGrounding(base.answer, base.sources, ahead?.grounding),
+    // Loaded when first needed (with the read-ahead during the write in a model run): not at start-up.
+    grounding: (await import('./grounding/index.js')).checkGrounding(
+      base.answer,
+      base.sources,
+      ahead?.grounding,
+    ),
     evidence: findEvidence(base.answer, base.sources, ahead?.evidence),
     settings,
     createdAt,
@@ -226,6 +229,7 @@ async function extractiveChain(
   emit: (e: ResearchEvent) => void,
 ): Promise<Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'>> {
   emit({ type: 'step', name: 'search' });
+  const { extractiveAnswer } = await import('./extractive.js');
   const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question);
   emit({ type: 'step', name: 'select' });
   // The quoted sentences come from the whole documents: that is the text the grounding check holds them to.
