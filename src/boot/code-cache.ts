@@ -13,7 +13,16 @@
 // compiling as Node would. A file that calls import() has no hash (see scripts/bundle.mjs): a script
 // compiled here has no import() callback on Node 20.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -52,9 +61,10 @@ interface Pending {
  */
 export function installCodeCache(
   bundleDir: string,
-  cacheDir: string | undefined,
+  given: string | undefined,
   hashes: Record<string, string>,
 ): void {
+  const cacheDir = given && isPrivate(given) ? given : undefined;
   const pending: Pending[] = [];
   const nodeRequire = createRequire(import.meta.url);
   const loaded = nodeRequire.cache;
@@ -181,6 +191,22 @@ function prune(cacheDir: string, wanted: Set<string>): void {
         rmSync(path, { force: true });
     }
   } catch {}
+}
+
+/**
+ * Whether `dir` may hold code this process runs: absent (it is made private), or this user's own and
+ * writable by no one else. A cache file is code (V8 does not check it beyond its version and size), so
+ * a folder others can write to, such as a shared XDG_CACHE_HOME, is not used at all.
+ */
+function isPrivate(dir: string): boolean {
+  let info: Stats;
+  try {
+    info = statSync(dir);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  if (process.platform === 'win32') return true;
+  return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
 }
 
 const isOld = (path: string) => Date.now() - statSync(path).mtimeMs > 60_000;

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -74,6 +75,20 @@ describe('the code cache', () => {
     writeFileSync(file, '');
     const run = await runCli(['--version'], { env: { AGENT_CODE_CACHE: join(file, 'below') } });
     expect(run).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('is not used from a folder others can write to: a file planted there would run as code', async () => {
+    const cache = tempDir();
+    const dir = join(cache, perNode);
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const planted = join(dir, frontCache);
+    writeFileSync(planted, 'planted');
+    const run = await runCli(['--version'], { env: { AGENT_CODE_CACHE: cache } });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    // Neither read (it would have been refused and written anew) nor written to.
+    expect(readFileSync(planted, 'utf8')).toBe('planted');
+    expect(readdirSync(dir)).toEqual([frontCache]);
   });
 
   it("removes an older build's cache files and stale temporary files when it writes, and nothing else", async () => {
