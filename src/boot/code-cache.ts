@@ -110,13 +110,13 @@ export function installCodeCache(
       module.loaded = true;
       return module.exports;
     };
-    const own = () => createRequire(parent.filename);
-    return Object.defineProperties(require, {
-      resolve: { get: () => own().resolve },
-      cache: { value: loaded },
-      main: { get: () => nodeRequire.main },
-      extensions: { get: () => nodeRequire.extensions },
-    }) as NodeJS.Require;
+    // What else a require function has, for code that looks: nothing in the bundle does today.
+    require.resolve = ((request: string, options?: { paths?: string[] }) =>
+      createRequire(parent.filename).resolve(request, options)) as NodeJS.RequireResolve;
+    require.cache = loaded;
+    require.main = nodeRequire.main;
+    require.extensions = nodeRequire.extensions;
+    return require as NodeJS.Require;
   };
 
   // The first file (front.cjs, from bin/agent.js) comes through Node's loader: require.extensions is
