@@ -156,8 +156,16 @@ function writeCaches(cacheDir: string, hashes: Record<string, string>, pending: 
 /** bin/agent.js: loads dist/bundle (this file's folder), with the cache unless it is turned off. */
 export function boot(): void {
   const bundleDir = dirname(fileURLToPath(import.meta.url));
-  // Written with the bundle: without it the wrapped files cannot load (a broken install).
-  const hashes = JSON.parse(readFileSync(join(bundleDir, 'hashes.json'), 'utf8'));
+  let hashes: Record<string, string>;
+  try {
+    hashes = JSON.parse(readFileSync(join(bundleDir, 'hashes.json'), 'utf8'));
+  } catch (error) {
+    // Written with the bundle: without it the wrapped files cannot load.
+    process.stderr.write(
+      `agent: this installation is incomplete (${join(bundleDir, 'hashes.json')}: ${(error as Error).message}); reinstall agent, or run npm run build in its folder.\n`,
+    );
+    process.exit(1);
+  }
   installCodeCache(bundleDir, codeCacheDirectory(), hashes);
 }
 
