@@ -5,15 +5,18 @@
 // Beside wall time, the child's own CPU time up to that request (user + system, read by a preload when the
 // request is created: less disturbed by other processes on a busy machine than wall time).
 // With --before <folder> (see bench/before.mjs) that build's research and chat run interleaved too.
-// Usage: npm run build && node bench/first-request.mjs [runs] [--before <folder>]
+// With --cpu-prof, each case then runs 5 times more under V8's profiler, stopped at its first request, and
+// the bench prints where that CPU time went by kind (bench/support/profile-summary.mjs; profiles in ./prof/).
+// Usage: npm run build && node bench/first-request.mjs [runs] [--before <folder>] [--cpu-prof]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeBin } from './before.mjs';
 import { agentEnv } from './support/loopback.mjs';
+import { summaryLines } from './support/profile-summary.mjs';
 
 const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 15);
 const bin = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
@@ -134,5 +137,30 @@ cases.forEach(([name], c) => {
   const fig = (ms, base) => `${ms.toFixed(1).padStart(7)} ms ${(ms / base).toFixed(2).padStart(5)}x`;
   console.log(`${name.padEnd(28)} ${fig(wall[c], wall[0])} ${fig(cpu[c], cpu[0])}`);
 });
+if (process.argv.includes('--cpu-prof')) {
+  // Stopped by the process itself as its first request is made, so that the profile is written.
+  const stop = join(home, 'stop.cjs');
+  writeFileSync(
+    stop,
+    "require('diagnostics_channel').subscribe('undici:request:create', () => process.exit(0));",
+  );
+  for (const [c, [name, args, options]] of cases.entries()) {
+    if (c === 0) continue;
+    const dir = join('prof', `first-request-${c}`);
+    rmSync(dir, { recursive: true, force: true });
+    for (let i = 0; i < 5; i++)
+      await new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '-r', stop, ...args],
+          { env: { ...env, ...options.extraEnv }, stdio: ['pipe', 'ignore', 'ignore'] },
+        );
+        child.on('exit', resolve);
+        child.stdin.end(options.input ?? '');
+      });
+    console.log(`\n${name}: CPU by kind, mean of 5 profiles (${dir})`);
+    for (const line of summaryLines(readdirSync(dir).map((f) => join(dir, f)))) console.log(line);
+  }
+}
 server.close();
 process.exit(0);
