@@ -207,11 +207,12 @@ for (const output of Object.values(probe.metafile.outputs)) {
 // front.cjs: one CommonJS file that re-exports every front-end module, for the lazily loaded parts to share.
 // What each file starts with: strict mode first (our code was written as ES modules, which are strict;
 // a banner before esbuild's own "use strict" would leave it an ordinary string); then, as CommonJS has no
-// import.meta, the file's own URL to stand in for it; and __agentLazy (see lazyBuiltins below).
-const fileUrl = { 'import.meta.url': '__agentUrl' };
+// import.meta, the file's own URL to stand in for it (made when used: most files never ask); and
+// __agentLazy (see lazyBuiltins below).
+const fileUrl = { 'import.meta.url': '__agentMeta.url' };
 const BANNER = [
   '"use strict";',
-  "const __agentUrl = require('node:url').pathToFileURL(__filename).href;",
+  "const __agentMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
   'const __agentLazy = (id) => { let m; const load = () => (m ??= require(id)); return new Proxy({}, {',
   ' get: (_, key) => load()[key], has: (_, key) => key in load(), ownKeys: () => Reflect.ownKeys(load()),',
   ' getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(load(), key);',

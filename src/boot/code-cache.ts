@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
@@ -72,7 +72,8 @@ export function installCodeCache(
   let paths: string[] | undefined;
 
   const run = (module: Module, filename: string, hash: string) => {
-    const file = cacheDir && join(cacheDir, cacheName(basename(filename), hash));
+    // Paths joined by hand: both parts are known to be plain (path.join's normalizing is per file).
+    const file = cacheDir && `${cacheDir}${sep}${cacheName(basename(filename), hash)}`;
     let cachedData: Buffer | undefined;
     try {
       if (file) cachedData = readFileSync(file);
@@ -93,7 +94,7 @@ export function installCodeCache(
       const name = id.startsWith('./') ? id.slice(2) : '';
       const hash = hashes[name];
       if (!hash) return parent.require(id);
-      const filename = join(bundleDir, name);
+      const filename = `${bundleDir}${sep}${name}`;
       const known = loaded[filename];
       if (known) return known.exports;
       const module = new Module(filename, parent);
