@@ -67,6 +67,54 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * The OpenAI client makes every resource of the API when it is constructed (audio, batches, vector stores,
+ * …: a third of the SDK's code, compiled or deserialized at each start of chat and research); agent calls
+ * two, chat completions and responses. The others become empty classes where the client imports them
+ * (client.mjs and resources/index.mjs only: any other import of them is the real module). The build fails
+ * if the SDK no longer imports one of them so, rather than silently keeping or breaking them.
+ */
+const OPENAI_UNUSED = {
+  'audio/audio': 'Audio',
+  batches: 'Batches',
+  'beta/beta': 'Beta',
+  completions: 'Completions',
+  'containers/containers': 'Containers',
+  'conversations/conversations': 'Conversations',
+  embeddings: 'Embeddings',
+  'evals/evals': 'Evals',
+  files: 'Files',
+  'fine-tuning/fine-tuning': 'FineTuning',
+  'graders/graders': 'Graders',
+  images: 'Images',
+  models: 'Models',
+  moderations: 'Moderations',
+  'realtime/realtime': 'Realtime',
+  'skills/skills': 'Skills',
+  'uploads/uploads': 'Uploads',
+  'vector-stores/vector-stores': 'VectorStores',
+  videos: 'Videos',
+  webhooks: 'Webhooks',
+  'webhooks/webhooks': 'Webhooks',
+};
+const openaiStubbed = new Set();
+const openaiUsedOnly = {
+  name: 'openai-used-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (!/[\\/]openai[\\/](client|resources[\\/]index)\.mjs$/.test(args.importer)) return undefined;
+      const resource = args.path.replace(/^\.\/(resources\/)?/, '').replace(/\.mjs$/, '');
+      if (!OPENAI_UNUSED[resource]) return undefined;
+      openaiStubbed.add(resource);
+      return { path: resource, namespace: 'openai-unused' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'openai-unused' }, (args) => ({
+      contents: `export class ${OPENAI_UNUSED[args.path]} { constructor(client) { this._client = client; } }`,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: 'esm',
@@ -286,8 +334,13 @@ const split = await build({
   define: fileUrl,
   write: false,
   metafile: true,
-  plugins: [lazyChildProcess, zodEnglishOnly, fromFront],
+  plugins: [lazyChildProcess, zodEnglishOnly, openaiUsedOnly, fromFront],
 });
+const notImported = Object.keys(OPENAI_UNUSED).filter(
+  (r) => !openaiStubbed.has(r) && !(r === 'webhooks' || r === 'webhooks/webhooks'),
+);
+if (notImported.length || !(openaiStubbed.has('webhooks') || openaiStubbed.has('webhooks/webhooks')))
+  throw new Error(`the OpenAI SDK no longer imports these resources as expected: ${notImported.join(', ')}`);
 // A file's import() of another of ours (a part, a chunk esbuild split off for a dynamic import) becomes a
 // require() when the promise is taken: the same order of evaluation, and no ES module loader.
 const ownImport = /\bimport\("(\.\/[\w.-]+\.cjs)"\)/g;
