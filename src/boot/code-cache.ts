@@ -203,19 +203,25 @@ function prune(cacheDir: string, wanted: Set<string>): void {
 }
 
 /**
- * Whether `dir` may hold code this process runs: absent (it is made private), or this user's own and
- * writable by no one else. A cache file is code (V8 does not check it beyond its version and size), so
- * a folder others can write to, such as a shared XDG_CACHE_HOME, is not used at all.
+ * Whether `dir` may hold code this process runs: this user's own folder, writable by no one else, or one
+ * still to be made (private) in a folder of this user's. A cache file is code (V8 does not check it
+ * beyond its version and size), so a folder others can write to, such as a shared XDG_CACHE_HOME, is
+ * not used; nor is another user's (`sudo` keeping HOME would otherwise leave a folder of root's in the
+ * user's cache).
  */
-function isPrivate(dir: string): boolean {
+function isPrivate(dir: string, toMake = false): boolean {
   let info: Stats;
   try {
     info = statSync(dir);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    const parent = dirname(dir);
+    return parent !== dir && isPrivate(parent, true);
   }
   if (process.platform === 'win32') return true;
-  return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+  const own = info.isDirectory() && info.uid === process.getuid?.();
+  // In a folder to be made, only this user can write, whoever else may write next to it.
+  return own && (toMake || (info.mode & 0o022) === 0);
 }
 
 const isOld = (path: string) => Date.now() - statSync(path).mtimeMs > 60_000;

@@ -91,6 +91,28 @@ describe('the code cache', () => {
     expect(readdirSync(dir)).toEqual([frontCache]);
   });
 
+  const asNobody = { uid: 65534, gid: 65534 };
+  const canRunAsNobody =
+    process.getuid?.() === 0 &&
+    spawnSync(process.execPath, [join(ROOT, 'bin', 'agent.js'), '--version'], {
+      ...asNobody,
+      stdio: 'ignore',
+    }).status === 0;
+  it.skipIf(!canRunAsNobody)(
+    'is not made in a folder of another user, even one this user may write to',
+    async () => {
+      // As `sudo` keeping HOME would: the folder to be made would belong to the wrong user.
+      const shared = tempDir();
+      chmodSync(shared, 0o777);
+      const run = await runCli(['--version'], {
+        env: { AGENT_CODE_CACHE: join(shared, 'cache') },
+        ...asNobody,
+      });
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(readdirSync(shared)).toEqual([]);
+    },
+  );
+
   it("removes an older build's cache files and stale temporary files when it writes, and nothing else", async () => {
     const cache = tempDir();
     const dir = join(cache, perNode);
