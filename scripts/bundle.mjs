@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, CommonJS files all, so that `--version`
-// and `--help` load one file besides bin/agent.js, and each command a few more:
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/, CommonJS files all (plugins in
+// bundle-plugins.mjs), so that `--version` and `--help` load one file besides bin/agent.js and boot.cjs,
+// and each command a few more:
 // - boot.cjs, loaded first by bin/agent.js: compiles the other files with V8's code cache (see
 //   src/boot/code-cache.ts), keyed by the content hashes this script writes to hashes.json;
 // - front.cjs, the front end: dist/cli/main.js (commander, the program definitions, error reporting) and
@@ -21,99 +22,14 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
+import { checkOpenaiStubs, lazyChildProcess, openaiUsedOnly, zodEnglishOnly } from './bundle-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
 const outdir = `${dist}/bundle`;
-
-/**
- * commander requires node:child_process at load, only to run executable subcommands, which agent has
- * none of; loading it costs every command a few milliseconds. It is required on first use instead.
- */
-const lazyChildProcess = {
-  name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
-      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * zod's entry re-exports every locale (`z.locales`, half of zod's code: about 300 KB for V8 to compile at
- * the start of chat). agent never switches locale, and zod sets English itself (classic/schemas.js imports
- * locales/en.js directly), so the index of locales becomes English only.
- */
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
-        ? { path: resolve(args.resolveDir, args.path), namespace: 'zod-locales' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: "export { default as en } from './en.js';",
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * The OpenAI client makes every resource of the API when it is constructed (audio, batches, vector stores,
- * …: a third of the SDK's code, compiled or deserialized at each start of chat and research); agent calls
- * two, chat completions and responses. The others become empty classes where the client imports them
- * (client.mjs and resources/index.mjs only: any other import of them is the real module). The build fails
- * if the SDK no longer imports one of them so, rather than silently keeping or breaking them.
- */
-const OPENAI_UNUSED = {
-  'audio/audio': 'Audio',
-  batches: 'Batches',
-  'beta/beta': 'Beta',
-  completions: 'Completions',
-  'containers/containers': 'Containers',
-  'conversations/conversations': 'Conversations',
-  embeddings: 'Embeddings',
-  'evals/evals': 'Evals',
-  files: 'Files',
-  'fine-tuning/fine-tuning': 'FineTuning',
-  'graders/graders': 'Graders',
-  images: 'Images',
-  models: 'Models',
-  moderations: 'Moderations',
-  'realtime/realtime': 'Realtime',
-  'skills/skills': 'Skills',
-  'uploads/uploads': 'Uploads',
-  'vector-stores/vector-stores': 'VectorStores',
-  videos: 'Videos',
-  webhooks: 'Webhooks',
-  'webhooks/webhooks': 'Webhooks',
-};
-const openaiStubbed = new Set();
-const openaiUsedOnly = {
-  name: 'openai-used-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (!/[\\/]openai[\\/](client|resources[\\/]index)\.mjs$/.test(args.importer)) return undefined;
-      const resource = args.path.replace(/^\.\/(resources\/)?/, '').replace(/\.mjs$/, '');
-      if (!OPENAI_UNUSED[resource]) return undefined;
-      openaiStubbed.add(resource);
-      return { path: resource, namespace: 'openai-unused' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'openai-unused' }, (args) => ({
-      contents: `export class ${OPENAI_UNUSED[args.path]} { constructor(client) { this._client = client; } }`,
-      loader: 'js',
-    }));
-  },
-};
 
 const common = {
   bundle: true,
@@ -124,7 +40,7 @@ const common = {
   // Less source for V8 to scan at each start; names are kept, so stack traces still say where.
   minifyWhitespace: true,
   minifySyntax: true,
-  // undici too: it is loaded lazily, and esbuild's CommonJS interop loses its named exports in a dynamic import.
+  // undici too: required on first use (src/tools/net/safe-fetch.ts).
   external: ['pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici'],
   logLevel: 'warning',
 };
@@ -336,11 +252,7 @@ const split = await build({
   metafile: true,
   plugins: [lazyChildProcess, zodEnglishOnly, openaiUsedOnly, fromFront],
 });
-const notImported = Object.keys(OPENAI_UNUSED).filter(
-  (r) => !openaiStubbed.has(r) && !(r === 'webhooks' || r === 'webhooks/webhooks'),
-);
-if (notImported.length || !(openaiStubbed.has('webhooks') || openaiStubbed.has('webhooks/webhooks')))
-  throw new Error(`the OpenAI SDK no longer imports these resources as expected: ${notImported.join(', ')}`);
+checkOpenaiStubs();
 // A file's import() of another of ours (a part, a chunk esbuild split off for a dynamic import) becomes a
 // require() when the promise is taken: the same order of evaluation, and no ES module loader.
 const ownImport = /\bimport\("(\.\/[\w.-]+\.cjs)"\)/g;
@@ -369,8 +281,9 @@ for (const file of split.outputFiles) {
  * Node's modules that are not loaded when Node starts and cost a few milliseconds each to load (crypto
  * alone ~5 ms): where our code imports one, the module is required when first used instead of when the
  * file loads, through a stand-in that forwards every property (the import's uses are `import_x.name`,
- * so nothing else changes). `agent research` thereby sends its first request without loading crypto,
- * zlib, fs/promises, dns/promises or timers/promises, which it needs only later.
+ * so nothing else changes). `agent research` thereby sends its first request without loading
+ * fs/promises, dns/promises or timers/promises, which it needs only later (crypto, zlib and net Node's
+ * fetch loads anyway).
  */
 const LAZY_BUILTINS = [
   'child_process',
@@ -404,7 +317,7 @@ for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs'))) {
 }
 
 // boot.cjs, and the content hash of each bundled file, which names its code cache. A file that calls
-// import() (of a package kept external: pdf.js, which is an ES module, and undici) gets none: V8 has no
+// import() (of a package kept external: pdf.js, which is an ES module) gets none: V8 has no
 // import() callback for a script compiled with a cache on Node 20 (and Node's would print a warning), so
 // Node's own loader compiles it. Inside a string a call is preceded by a quote; a call never is.
 await build({
