@@ -46,6 +46,16 @@ export interface RunSummaryRow {
   created_by: string | null;
 }
 
+/**
+ * A run's columns for listing (RunSummaryRow), the same SQL on both databases; an unfinished run's cost is
+ * what its calls have cost so far.
+ */
+export const RUN_SUMMARY_COLUMNS = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
+  CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
+    SELECT CASE WHEN count(*) > count(u.cost_usd) THEN NULL ELSE coalesce(sum(u.cost_usd), 0) END
+    FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
+  ) END AS cost_usd`;
+
 export const toRunSummary = (r: RunSummaryRow): RunSummary => ({
   id: r.id,
   createdAt: new Date(r.created_at).toISOString(),

@@ -1,4 +1,4 @@
-import { toRunSummary } from '../rows.js';
+import { RUN_SUMMARY_COLUMNS, type RunSummaryRow, toRunSummary } from '../rows.js';
 import type { NewRun, RunSummary, RunsStore, SavedRun } from '../store.js';
 import { inflateText } from '../texts.js';
 import { type Client, type Db, rows } from './db.js';
@@ -9,26 +9,12 @@ import { dropUnusedTexts, hashesOf, storeText } from './texts.js';
 // kept as written, and the source texts stored once. A run is saved, completed or deleted in one
 // transaction.
 
-interface RunRow {
-  id: number;
-  created_at: number;
-  question: string;
-  mode: string;
+interface RunRow extends RunSummaryRow {
   answer: string;
-  cost_usd: number | null;
   result: Record<string, unknown>;
-  status: 'done' | 'unfinished';
-  created_by: string | null;
 }
 
 const toSaved = (r: RunRow): SavedRun => ({ ...toRunSummary(r), answer: r.answer, result: r.result });
-
-/** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
-const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
-  CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
-    SELECT CASE WHEN count(*) > count(u.cost_usd) THEN NULL ELSE coalesce(sum(u.cost_usd), 0) END
-    FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
-  ) END AS cost_usd`;
 
 /** Drops a run's progress once it has answered (inside the caller's transaction). */
 export async function dropProgress(c: Client, id: number): Promise<void> {
@@ -101,13 +87,16 @@ export class PgRuns implements RunsStore {
     const order = 'ORDER BY r.created_at DESC, r.id DESC LIMIT $1';
     if (options.query === undefined)
       return (
-        await this.db.query<RunRow>(`SELECT ${SUMMARY} FROM research_runs r WHERE ${where} ${order}`, params)
+        await this.db.query<RunRow>(
+          `SELECT ${RUN_SUMMARY_COLUMNS} FROM research_runs r WHERE ${where} ${order}`,
+          params,
+        )
       ).map(toRunSummary);
     const words = wordsOf(options.query);
     if (words.length === 0) return [];
     const search = (text: string) =>
       this.db.query<RunRow>(
-        `SELECT ${SUMMARY} FROM research_runs r
+        `SELECT ${RUN_SUMMARY_COLUMNS} FROM research_runs r
          WHERE ${where} AND r.tsv @@ websearch_to_tsquery('english', $${params.length + 1}) ${order}`,
         [...params, text],
       );
@@ -119,7 +108,7 @@ export class PgRuns implements RunsStore {
   async ofQuestion(question: string, mode: string): Promise<SavedRun[]> {
     return (
       await this.db.query<RunRow>(
-        `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r
+        `SELECT ${RUN_SUMMARY_COLUMNS}, r.answer, r.result FROM research_runs r
          WHERE r.question = $1 AND r.mode = $2 AND r.status = 'done' ORDER BY r.created_at DESC, r.id DESC`,
         [question, mode],
       )
@@ -128,7 +117,7 @@ export class PgRuns implements RunsStore {
 
   async get(id: number): Promise<SavedRun | undefined> {
     const row = await this.db.one<RunRow>(
-      `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r WHERE r.id = $1`,
+      `SELECT ${RUN_SUMMARY_COLUMNS}, r.answer, r.result FROM research_runs r WHERE r.id = $1`,
       [id],
     );
     return row && toSaved(row);

@@ -1,4 +1,4 @@
-import { toRunSummary } from '../rows.js';
+import { RUN_SUMMARY_COLUMNS, type RunSummaryRow, toRunSummary } from '../rows.js';
 import type { NewRun, RunSummary, SavedRun } from '../types.js';
 import { ftsQuery } from './fts.js';
 import { type Db, writeError } from './open.js';
@@ -9,24 +9,10 @@ import { saveRunTexts } from './run-texts.js';
 // result object as JSON, kept exactly as given so `agent reports --show` prints it again. A model run that
 // has not answered yet is kept 'unfinished', with its progress (see run-progress.ts) and no answer.
 
-interface RunRow {
-  id: number;
-  created_at: number;
-  question: string;
-  mode: string;
+interface RunRow extends RunSummaryRow {
   answer: string;
-  cost_usd: number | null;
   result: string;
-  status: 'done' | 'unfinished';
-  created_by: string | null;
 }
-
-/** A run's columns for listing; an unfinished run's cost is what its calls have cost so far. */
-const SUMMARY = `r.id, r.created_at, r.question, r.mode, r.status, r.created_by,
-  CASE WHEN r.status = 'done' THEN r.cost_usd ELSE (
-    SELECT CASE WHEN COUNT(*) > COUNT(u.cost_usd) THEN NULL ELSE COALESCE(SUM(u.cost_usd), 0) END
-    FROM run_progress p JOIN usage_ledger u ON u.run_id = p.ledger_id WHERE p.run_id = r.id
-  ) END AS cost_usd`;
 
 /**
  * Keeps a finished run and its source texts, all or nothing; returns its id. A failed write (full disk,
@@ -93,7 +79,7 @@ export function listRuns(
   if (options.query === undefined) {
     const rows = db
       .prepare(
-        `SELECT ${SUMMARY} FROM research_runs r WHERE 1 ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
+        `SELECT ${RUN_SUMMARY_COLUMNS} FROM research_runs r WHERE 1 ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
       )
       .all(params) as RunRow[];
     return rows.map(toRunSummary);
@@ -101,7 +87,7 @@ export function listRuns(
   const words = options.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) return [];
   const search = db.prepare(
-    `SELECT ${SUMMARY}
+    `SELECT ${RUN_SUMMARY_COLUMNS}
      FROM research_runs_fts CROSS JOIN research_runs r ON r.id = research_runs_fts.rowid
      WHERE research_runs_fts MATCH @match ${byUser} ORDER BY r.created_at DESC, r.id DESC LIMIT @limit`,
   );
@@ -115,7 +101,7 @@ export function listRuns(
 export function runsOfQuestion(db: Db, question: string, mode: string): SavedRun[] {
   const rows = db
     .prepare(
-      `SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r
+      `SELECT ${RUN_SUMMARY_COLUMNS}, r.answer, r.result FROM research_runs r
          WHERE r.question = ? AND r.mode = ? AND r.status = 'done' ORDER BY r.created_at DESC, r.id DESC`,
     )
     .all(question, mode) as RunRow[];
@@ -130,7 +116,7 @@ const toSaved = (row: RunRow): SavedRun => ({
 
 export function getRun(db: Db, id: number): SavedRun | undefined {
   const row = db
-    .prepare(`SELECT ${SUMMARY}, r.answer, r.result FROM research_runs r WHERE r.id = ?`)
+    .prepare(`SELECT ${RUN_SUMMARY_COLUMNS}, r.answer, r.result FROM research_runs r WHERE r.id = ?`)
     .get(id) as RunRow | undefined;
   return row && toSaved(row);
 }
