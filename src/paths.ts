@@ -16,3 +16,8 @@ export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): strin
 export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'agent');
 }
+
+/** `$XDG_CACHE_HOME/agent`, else `~/.cache/agent`: what can be made again (the code cache). */
+export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent');
+}

@@ -24,10 +24,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { cacheDirectory } from '../paths.js';
 
 /**
  * The wrapper Node gives a CommonJS module, which scripts/bundle.mjs writes around each file this loads,
@@ -46,7 +46,7 @@ export const WRAPPER = {
 export function codeCacheDirectory(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const setting = env.AGENT_CODE_CACHE?.trim();
   if (setting === '0' || setting?.toLowerCase() === 'off') return undefined;
-  const base = setting || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent', 'code');
+  const base = setting || join(cacheDirectory(env), 'code');
   return join(base, `${process.version}-${process.arch}`);
 }
 
