@@ -24,3 +24,20 @@ export function afterNextRequestSent(run: () => void, fallbackMs?: number): void
   subscribe(SENT, onSent);
   const timer = fallbackMs === undefined ? undefined : setTimeout(once, fallbackMs).unref();
 }
+
+/**
+ * `load`, started once the next request has been sent (or after a second without one), so that what a
+ * later step needs loads while the process waits on the network. The returned function gives the
+ * loading, starting it now if it has not started (no request was made meanwhile: everything was cached).
+ */
+export function loadAfterNextRequest<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  const start = () => {
+    loading ??= load();
+    return loading;
+  };
+  afterNextRequestSent(() => {
+    start().catch(() => {});
+  }, 1000);
+  return start;
+}

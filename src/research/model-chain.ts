@@ -3,6 +3,7 @@ import { DEFAULT_MAX_AGE_MS } from '../cache/duration.js';
 import { extractionCache } from '../cache/extractions.js';
 import { pageCache } from '../cache/pages.js';
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
+import { loadAfterNextRequest } from '../request-sent.js';
 import { resolveSearch, SEARCH_SETUP_HINT } from '../tools/search/config.js';
 import { CapReached, capNotice, capTooLow, runBudget } from './budget.js';
 import { type DocumentInfo, listDocuments, searchDocuments } from './documents.js';
@@ -30,7 +31,7 @@ import {
   type RunUsage,
   webFilters,
 } from './types.js';
-import { loadAfterNextRequest, preloadWebModules } from './web-modules.js';
+import { preloadWebModules } from './web-modules.js';
 
 export const DEFAULT_CONCURRENCY = 16;
 

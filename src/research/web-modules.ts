@@ -1,4 +1,4 @@
-import { afterNextRequestSent } from '../request-sent.js';
+import { loadAfterNextRequest } from '../request-sent.js';
 
 // The modules web sources need (the search backends, the page reader with its HTML front end, and the
 // HTTP client), loaded once per process; the PDF reader loads with the first PDF. Not at start-up: most
@@ -26,21 +26,4 @@ export function loadWebModules(): Promise<WebModules> {
  */
 export function preloadWebModules(): void {
   loadAfterNextRequest(loadWebModules);
-}
-
-/**
- * `load`, started once the next request has been sent (or after a second without one), so that what a
- * later step needs loads while the process waits on the network. The returned function gives the
- * loading, starting it now if it has not started (no request was made meanwhile: everything was cached).
- */
-export function loadAfterNextRequest<T>(load: () => Promise<T>): () => Promise<T> {
-  let loading: Promise<T> | undefined;
-  const start = () => {
-    loading ??= load();
-    return loading;
-  };
-  afterNextRequestSent(() => {
-    start().catch(() => {});
-  }, 1000);
-  return start;
 }
