@@ -122,6 +122,9 @@ const reachesDynamic = (input) => {
   }
   return reaches.get(input);
 };
+// Plugin callbacks run in parallel, so the parts were found in no fixed order: in name order, the same
+// source always bundles to the same files (and the same content hashes, which name the code cache).
+const parts = [...lazy].sort(([a], [b]) => (a < b ? -1 : 1));
 const frontDynamic = Object.keys(scan.metafile.inputs)
   .filter(reachesDynamic)
   .map((input) => resolve(root, input));
@@ -152,7 +155,7 @@ const frontAsExternal = {
 };
 const probe = await build({
   ...common,
-  entryPoints: Object.fromEntries([...lazy].filter(([name]) => name.startsWith('cli-commands-'))),
+  entryPoints: Object.fromEntries(parts.filter(([name]) => name.startsWith('cli-commands-'))),
   write: false,
   metafile: true,
   plugins: [lazyChildProcess, zodEnglishOnly, frontAsExternal],
@@ -211,7 +214,7 @@ const frontRequired = {
 await build({
   ...common,
   ...commonJs,
-  entryPoints: Object.fromEntries([...whole].map((name) => [name, lazy.get(name)])),
+  entryPoints: Object.fromEntries(parts.filter(([name]) => whole.has(name))),
   outExtension: { '.js': '.cjs' },
   plugins: [lazyChildProcess, zodEnglishOnly, frontRequired],
 });
@@ -242,7 +245,7 @@ const fromFront = {
 const split = await build({
   ...common,
   entryPoints: Object.fromEntries([
-    ...[...lazy].filter(([name]) => !whole.has(name)),
+    ...parts.filter(([name]) => !whole.has(name)),
     [POSTGRES.name, POSTGRES.path],
   ]),
   splitting: true,
