@@ -312,13 +312,6 @@ const lazyBuiltin = new RegExp(
   `\\b(import_[\\w$]+)=require\\("node:(${LAZY_BUILTINS.join('|').replaceAll('/', '\\/')})"\\)`,
   'g',
 );
-for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs'))) {
-  const text = readFileSync(`${outdir}/${name}`, 'utf8');
-  if (!text.startsWith(BANNER)) throw new Error(`${name} does not start with the banner`);
-  const lazyText = text.replace(lazyBuiltin, '$1=__agentLazy("node:$2")');
-  if (lazyText !== text) writeFileSync(`${outdir}/${name}`, lazyText);
-}
-
 // boot.cjs, and the content hash of each bundled file, which names its code cache. A file that calls
 // import() (of a package kept external: pdf.js, which is an ES module) gets none: V8 has no
 // import() callback for a script compiled with a cache on Node 20 (and Node's would print a warning), so
@@ -333,9 +326,15 @@ await build({
 const { WRAPPER } = await import(pathToFileURL(`${dist}/boot/code-cache.js`).href);
 const callsImport = (text) => /(?<![\w$.'"`])import\(/.test(text);
 const hashes = {};
+// One pass over the files (boot.cjs aside): builtins made lazy, then wrapped and hashed.
 for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs') && n !== 'boot.cjs')) {
-  const text = readFileSync(`${outdir}/${name}`, 'utf8');
-  if (callsImport(text)) continue;
+  const built = readFileSync(`${outdir}/${name}`, 'utf8');
+  if (!built.startsWith(BANNER)) throw new Error(`${name} does not start with the banner`);
+  const text = built.replace(lazyBuiltin, '$1=__agentLazy("node:$2")');
+  if (callsImport(text)) {
+    if (text !== built) writeFileSync(`${outdir}/${name}`, text);
+    continue;
+  }
   const wrapped = WRAPPER.head + text + WRAPPER.tail;
   writeFileSync(`${outdir}/${name}`, wrapped);
   hashes[name] = createHash('sha256').update(wrapped).digest('base64url').slice(0, 16);
