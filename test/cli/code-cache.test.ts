@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, startCli, tempDb } from '../support/cli.js';
+import { canRunAsNobody, NOBODY, ROOT, runCli, startCli, tempDb } from '../support/cli.js';
 
 // The bundled CLI compiles with V8's code cache kept per user (src/boot/code-cache.ts): what a user sees is
 // the same output with or without it, a cache written by the first run and taken by the next, and no
@@ -91,14 +91,7 @@ describe('the code cache', () => {
     expect(readdirSync(dir)).toEqual([frontCache]);
   });
 
-  const asNobody = { uid: 65534, gid: 65534 };
-  const canRunAsNobody =
-    process.getuid?.() === 0 &&
-    spawnSync(process.execPath, [join(ROOT, 'bin', 'agent.js'), '--version'], {
-      ...asNobody,
-      stdio: 'ignore',
-    }).status === 0;
-  it.skipIf(!canRunAsNobody)(
+  it.skipIf(!canRunAsNobody())(
     'is not made in a folder of another user, even one this user may write to',
     async () => {
       // As `sudo` keeping HOME would: the folder to be made would belong to the wrong user.
@@ -106,7 +99,7 @@ describe('the code cache', () => {
       chmodSync(shared, 0o777);
       const run = await runCli(['--version'], {
         env: { AGENT_CODE_CACHE: join(shared, 'cache') },
-        ...asNobody,
+        ...NOBODY,
       });
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(readdirSync(shared)).toEqual([]);

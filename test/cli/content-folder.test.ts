@@ -1,10 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, ROOT, runCli, tempDb } from '../support/cli.js';
+import { type CliResult, canRunAsNobody, NOBODY, runCli, tempDb } from '../support/cli.js';
 import { contentFolder } from '../support/research-world.js';
 
 // The content folder as a careless user or a hostile file name leaves it: the run names what it cannot
@@ -71,24 +71,11 @@ describe('a question of nothing but escape sequences', () => {
   });
 });
 
-const asNobody = { uid: 65534, gid: 65534 };
-/** Root reads every folder: the permission case runs as another user, when that user can load the project. */
-const canRunAsNobody =
-  process.getuid?.() === 0 &&
-  spawnSync(
-    process.execPath,
-    ['-e', `require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))})`],
-    {
-      ...asNobody,
-      stdio: 'ignore',
-    },
-  ).status === 0;
-
 /** The built CLI run as `nobody`, with a database it may write. */
 function runAsNobody(args: string[]): Promise<CliResult> {
   const home = mkdtempSync(join(tmpdir(), 'agent-nobody-'));
   chmodSync(home, 0o777);
-  return runCli(args, { ...asNobody, env: { HOME: home, AGENT_DB: join(home, 'agent.db') } });
+  return runCli(args, { ...NOBODY, env: { HOME: home, AGENT_DB: join(home, 'agent.db') } });
 }
 
 describe('a content folder that cannot be used', () => {
@@ -101,7 +88,7 @@ describe('a content folder that cannot be used', () => {
     );
   });
 
-  it.skipIf(!canRunAsNobody)('an unreadable one is exit 2 naming it', async () => {
+  it.skipIf(!canRunAsNobody())('an unreadable one is exit 2 naming it', async () => {
     const dir = contentFolder({ 'refunds.md': REFUNDS });
     chmodSync(dir, 0o700); // root's own: closed to nobody
     const r = await runAsNobody(['research', '--content', dir, 'refund']);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,28 @@ export interface CliResult {
   signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/** The user `nobody`: permission checks run as it, since root reads and writes every file. */
+export const NOBODY = { uid: 65534, gid: 65534 };
+
+let nobodyCanRun: boolean | undefined;
+/**
+ * Whether the tests run as root and `nobody` can load the project (a checkout under a private folder,
+ * root's home say, is closed to it): then a permission check can run as `nobody`. Asked once per file.
+ */
+export function canRunAsNobody(): boolean {
+  nobodyCanRun ??=
+    process.getuid?.() === 0 &&
+    spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))})`],
+      {
+        ...NOBODY,
+        stdio: 'ignore',
+      },
+    ).status === 0;
+  return nobodyCanRun;
 }
 
 /** A temporary folder holding a fresh database path, for one test. */
