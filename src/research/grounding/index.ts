@@ -1,11 +1,15 @@
 import { CITE, citedClaims } from '../claims.js';
-import type { Fact } from './fact.js';
-import { decimalComma } from './numbers.js';
-import { readFacts, undoLayout } from './read.js';
+import type { Fact, Near } from '../quantities/fact.js';
+import { decimalComma } from '../quantities/numbers.js';
+import { readFacts, readText, undoLayout } from '../quantities/read.js';
+import { tableHeaderUnits } from './tables.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
 // sources must be in one of the sources it cites. No model: each cited source is read once into a set of
-// keys (`n:1000`, `u:cur:EUR:1000`, `d:2026-03-01`, …); each fact of the answer is a few set lookups.
+// keys (`n:1000`, `u:cur:EUR:1000`, `d:2026-03-01`, …) and its quantities on their dimensions' scales;
+// each fact of the answer is a few set lookups, or a binary search for another unit or a rounding.
+// A claim with nothing the reader can check, or with a figure it cannot read, is "not checked": never
+// passed as supported, never flagged.
 
 export interface Unsupported {
   /** The sentence, list item or table row as written (list markers removed), citations included. */
@@ -16,8 +20,11 @@ export interface Unsupported {
 }
 
 export interface Grounding {
-  /** Cited sentences, list items and table rows examined. */
+  /** Cited sentences, list items and table rows whose every figure, date and quotation was compared. */
   checked: number;
+  /** Cited claims with nothing the check can compare, or with a figure it could not read. */
+  notChecked: number;
+  /** Claims with something no cited source holds (counted in `checked`). */
   unsupported: Unsupported[];
 }
 
@@ -29,6 +36,8 @@ export interface GroundingSource {
 /** What the check reads from one source; the same for every answer (see research/read-ahead.ts). */
 export interface SourceIndex {
   keys: Set<string>;
+  /** Quantities by dimension, sorted by value (see Near). */
+  near: Map<string, Near[]>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
   phrases: () => string[];
 }
@@ -53,38 +62,66 @@ export function checkGrounding(
   const comma = decimalComma(answer.normalize('NFKC'));
 
   let checked = 0;
+  let notChecked = 0;
   const unsupported: Unsupported[] = [];
   for (const claim of citedClaims(answer)) {
     // Citations that name no source are the citation check's to report; those cites have no text here.
     const cited = claim.cites.filter((n) => texts.has(n)).map(indexOf);
     if (cited.length === 0) continue;
-    checked++;
+    const { facts, unread } = answerFacts(claim.text, comma);
     const missing = new Set<string>();
-    for (const fact of answerFacts(claim.text, comma)) {
+    for (const fact of facts) {
       const found =
         fact.kind === 'phrase'
           ? cited.some((s) => s.phrases().some((p) => p.includes(fact.needs[0]!)))
-          : cited.some((s) => fact.needs.some((k) => s.keys.has(k)));
+          : cited.some((s) => fact.needs.some((k) => s.keys.has(k)) || nearIn(s, fact.near));
       if (!found) missing.add(fact.raw);
     }
-    if (missing.size > 0)
+    if (missing.size > 0) {
+      checked++;
       unsupported.push({ sentence: claim.text, cites: claim.cites, missing: [...missing] });
+    } else if (facts.length === 0 || unread.length > 0) notChecked++;
+    else checked++;
   }
-  return { checked, unsupported };
+  return { checked, notChecked, unsupported };
+}
+
+/** Whether a source holds a quantity near one of the answer's, in the same dimension (see Near). */
+function nearIn(source: SourceIndex, wanted: Near[] | undefined): boolean {
+  if (!wanted) return false;
+  for (const w of wanted) {
+    // Exact values in the same unit are the keys' to match; here only what keys cannot.
+    if (!w.tol && !w.approx) continue;
+    const list = source.near.get(w.dim);
+    if (!list) continue;
+    const slack = (w.tol ?? 0) + 1e-9 * Math.max(1, Math.abs(w.value));
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.value < w.value - slack) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < list.length && list[i]!.value <= w.value + slack; i++)
+      if (w.approx || list[i]!.cls !== w.cls) return true;
+  }
+  return false;
 }
 
 // "fell 5%" restates a source's "-5%": an unsigned figure may stand for a negative one in such a sentence.
 const FALL =
   /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below)\b/i;
 
-/** The facts an answer's claim states: quoted phrases of two or more words, then its figures. */
-export function answerFacts(sentence: string, comma: boolean): Fact[] {
+/** The facts an answer's claim states (quoted phrases of two or more words, then its figures) and its unread digits. */
+export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; unread: string[] } {
   const facts: Fact[] = [];
   const text = sentence
     .normalize('NFKC')
     .replace(CITE, ' ')
     .replace(/\]\([^)\s]*\)/g, ']')
     .replace(/\bhttps?:\/\/\S+/g, ' ')
+    // Code is not a claim: what is inside backticks is neither checked nor flagged.
+    .replace(/`[^`]*`/g, (m) => ' '.repeat(m.length))
     // Quoted phrases first, so that a number inside a quotation is checked as part of it, not twice.
     .replace(/"([^"\n]+)"|“([^”\n]+)”/g, (match, straight?: string, curly?: string) => {
       const phrase = normalisePhrase(straight ?? curly ?? '');
@@ -92,16 +129,20 @@ export function answerFacts(sentence: string, comma: boolean): Fact[] {
       facts.push({ kind: 'phrase', raw: match, gives: [], needs: [` ${phrase} `] });
       return ' '.repeat(match.length);
     });
-  facts.push(...readFacts(text, { comma, flexibleSign: FALL.test(text) }).filter((f) => !f.weak));
-  return facts;
+  const read = readText(text, { comma, flexibleSign: FALL.test(text) });
+  for (const f of read.facts) if (!f.weak) facts.push(f);
+  return { facts, unread: read.unread };
 }
 
 /** Reads a source's facts once: the costly part of the check, which does not depend on the answer. */
 export function indexSource(text: string): SourceIndex {
-  const keys = keysOf(readFacts(text));
+  const facts = readFacts(text);
+  for (const f of tableHeaderUnits(text)) facts.push(f);
+  const keys = keysOf(facts);
   let phrases: string[] | undefined;
   return {
     keys,
+    near: nearOf(facts),
     phrases: () =>
       (phrases ??= [...new Set([text.normalize('NFKC'), undoLayout(text)])].map(
         (t) => ` ${normalisePhrase(t)} `,
@@ -117,6 +158,19 @@ function keysOf(facts: Fact[]): Set<string> {
   const keys = new Set<string>();
   for (const fact of facts) for (const k of fact.gives) keys.add(k);
   return keys;
+}
+
+function nearOf(facts: Fact[]): Map<string, Near[]> {
+  const near = new Map<string, Near[]>();
+  for (const fact of facts)
+    for (const n of fact.near ?? []) {
+      if (n.asked) continue;
+      const list = near.get(n.dim);
+      if (list) list.push(n);
+      else near.set(n.dim, [n]);
+    }
+  for (const list of near.values()) list.sort((a, b) => a.value - b.value);
+  return near;
 }
 
 /** Case, punctuation, quote style and spacing do not matter when comparing quotations. */

@@ -1,5 +1,6 @@
 import type { Fact } from './fact.js';
-import { quantity, UNIT_AFTER, unitOf } from './units.js';
+import { APPROX_BEFORE } from './numbers.js';
+import { quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
 
 // Numbers written as words, with what they count: "thirty days", "fifteen percent", "twenty-five",
 // "one hundred and five", "a dozen", "one and a half hours" (1.5 hours), "half an hour", "an hour and a half".
@@ -25,11 +26,46 @@ const WORD_SCALE: Record<string, number> = {
   million: 1e6,
   billion: 1e9,
 };
-const ORDINALS: Record<string, number> = Object.fromEntries(
-  'first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth'
-    .split(' ')
-    .map((w, i) => [w, i + 1]),
+const ORDINALS: Record<string, number> = {
+  ...Object.fromEntries(
+    'first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth'
+      .split(' ')
+      .map((w, i) => [w, i + 1]),
+  ),
+  ...Object.fromEntries(Object.entries(TENS).map(([w, n]) => [`${w.slice(0, -1)}ieth`, n])),
+};
+/** Denominators of fractions in words: "two thirds", "three-fifths", "a quarter". */
+const DENOMINATORS: Record<string, number> = {
+  half: 2,
+  halves: 2,
+  third: 3,
+  thirds: 3,
+  quarter: 4,
+  quarters: 4,
+  fourths: 4,
+  ...Object.fromEntries(
+    'fifth sixth seventh eighth ninth tenth'.split(' ').flatMap((w, i) => [
+      [w, i + 5],
+      [`${w}s`, i + 5],
+    ]),
+  ),
+};
+const FRACTION = new RegExp(
+  `(?<!\\band\\s)\\b(${SMALL.slice(1, 11).join('|')}|an?)[\\s-]+(${Object.keys(DENOMINATORS)
+    .sort((a, b) => b.length - a.length)
+    .join('|')})\\b(?!\\s+(?:of\\s+(?:the\\s+)?)?(?:\\d|year|quarter|century))(?:\\s+of\\s+an?\\s+(\\w+))?`,
+  'gi',
 );
+/** A fraction's per cent, a reading of its own: "three-fifths" holds "60%", "a third" "33%". */
+const FRACTION_PERCENT: Unit = {
+  cls: 'frac',
+  accepts: ['frac', 'pct'],
+  kind: 'percent',
+  measure: { dim: 'pct', factor: 1 },
+};
+const HALF_SCALE = /\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b/gi;
+const SCALE_AFTER = /^\s+(dozen|hundred|thousand|million|billion)\b/i;
+const SIGN_WORD = /(?:^|\W)(?:minus|negative)\s+$/i;
 // Number words and ordinals, whole words only, lower case or capitalised. Grouped by first letter
 // (`[Tt](?:wo|hree|…)`) rather than matched ignoring case, so that each position is rejected quickly.
 const byFirst = new Map<string, string[]>();
@@ -41,7 +77,7 @@ const NUMBER_WORD = new RegExp(
 );
 // "a"/"an" right before a scale word are read where a scale word is found, not by the scan.
 const A_BEFORE = /(?<!\w)[Aa]n?[\s-]+$/;
-const UNIT_HERE = new RegExp(`^${UNIT_AFTER}`, 'iu');
+const UNIT_HERE = new RegExp(`^${UNIT_AFTER}`, 'u');
 const AND_A_HALF = /^\s+and\s+a\s+half\b/i;
 const DURATION = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?)';
 const HALF_UNIT = new RegExp(
@@ -55,12 +91,14 @@ export function readNumberWords(input: string): Fact[] {
   const facts: Fact[] = [];
   // Without "and a half" only "half an hour" can match: that pattern starts with a word, found fast.
   const halves = !/half/i.test(input) ? undefined : /and\s+a\s+half/i.test(input) ? HALF_UNIT : HALF_AN;
-  const text = !halves
+  let text = !halves
     ? input
     : input.replace(halves, (raw, half?: string, whole?: string) => {
         facts.push(quantity(raw, [{ value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole) }]));
         return ' '.repeat(raw.length);
       });
+  if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
+    text = readFractions(text, facts);
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
     if (run.length === 0) return;
@@ -74,12 +112,19 @@ export function readNumberWords(input: string): Fact[] {
     // Only a text that says "and a half" somewhere can say it here.
     const half = halves === HALF_UNIT ? AND_A_HALF.exec(text.slice(end, end + 20)) : null;
     if (half) end += half[0].length;
+    // "two and a half thousand"
+    const scale = half ? SCALE_AFTER.exec(text.slice(end, end + 12)) : null;
+    if (scale) end += scale[0].length;
     const unitText = UNIT_HERE.exec(text.slice(end, end + 40))?.[0];
     const raw = text.slice(first.start, end) + (unitText ?? '');
     const unit = unitOf(undefined, unitText);
     const weak = run.length === 1 && first.word === 'one' && !unit && !half;
+    const before = text.slice(Math.max(0, first.start - 24), first.start);
+    const sign = SIGN_WORD.test(before) ? -1 : 1;
+    const approx = APPROX_BEFORE.test(before);
+    const factor = scale ? WORD_SCALE[scale[1]!.toLowerCase()]! : 1;
     for (const value of wordValues(run.map((t) => t.word))) {
-      const fact = quantity(raw, [{ value: value + (half ? 0.5 : 0), unit }]);
+      const fact = quantity(raw, [{ value: sign * (value + (half ? 0.5 : 0)) * factor, unit, approx }]);
       facts.push(weak ? { ...fact, weak } : fact);
     }
     run = [];
@@ -87,6 +132,20 @@ export function readNumberWords(input: string): Fact[] {
   for (const m of text.matchAll(NUMBER_WORD)) {
     const word = m[0].toLowerCase();
     if (word in ORDINALS) {
+      // "forty-second": a compound ordinal is a figure; a lone "first" or "third" mostly is not.
+      const prev = run.at(-1);
+      if (
+        prev &&
+        prev.word in TENS &&
+        /^[\s-]$/.test(text.slice(prev.end, m.index)) &&
+        ORDINALS[word]! < 10
+      ) {
+        run.pop();
+        flush();
+        const raw = text.slice(prev.start, m.index + m[0].length);
+        facts.push(quantity(raw, [{ value: TENS[prev.word]! + ORDINALS[word]! }]));
+        continue;
+      }
       flush();
       facts.push({ ...quantity(m[0], [{ value: ORDINALS[word]! }]), weak: true });
       continue;
@@ -108,6 +167,35 @@ export function readNumberWords(input: string): Fact[] {
   }
   flush();
   return facts;
+}
+
+/**
+ * Reads fractions in words ("three-fifths", "two thirds of an hour", "a quarter") and "half a million";
+ * returns the text with them blanked. A fraction gives its value and its per cent.
+ */
+function readFractions(input: string, facts: Fact[]): string {
+  let text = input.replace(HALF_SCALE, (raw, scale: string) => {
+    facts.push(quantity(raw, [{ value: WORD_SCALE[scale.toLowerCase()]! / 2 }]));
+    return ' '.repeat(raw.length);
+  });
+  text = text.replace(FRACTION, (raw, count: string, denominator: string, of?: string) => {
+    const lower = count.toLowerCase();
+    const n = lower === 'a' || lower === 'an' ? 1 : SMALL.indexOf(lower);
+    const d = DENOMINATORS[denominator.toLowerCase()]!;
+    // "one half" but not "second half"; a plural denominator needs a count above one ("two thirds").
+    if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
+    const value = n / d;
+    const unit = of ? unitOf(undefined, ` ${of}`) : undefined;
+    const readings: Reading[] = unit?.measure
+      ? [{ value, unit, step: 0.01 }]
+      : [
+          { value, step: 0.001 },
+          { value: value * 100, unit: FRACTION_PERCENT, step: 1 },
+        ];
+    facts.push(quantity(raw, readings));
+    return ' '.repeat(raw.length);
+  });
+  return text;
 }
 
 /** The values of a run of number words; words that cannot belong to one number start the next. */

@@ -103,6 +103,13 @@ export interface NumberOptions {
 const NONE: string[] = [];
 const MINUS_AFTER = /[\p{N}%)]\s?$|\p{L}$/u;
 const RANGE_BETWEEN = /^\s*(?:[-–—]|to|and|or|through)\s*$/;
+const RANGE_STRICT = /^\s*(?:[-–—]|to|through)\s*$/;
+const YEAR_LIKE = /^(?:1[5-9]|20)\d\d$/;
+/** A sign in words right before the number: "minus 5 °C", "a negative 3% return". */
+const SIGN_WORD = /(?:^|[^\p{L}])(?:minus|negative)\s+$/iu;
+/** Words that make a figure approximate: it then holds within the rounding it implies. */
+export const APPROX_BEFORE =
+  /(?:^|[^\p{L}])(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|more than|less than|fewer than|under|just over|just under|close to|circa|c\.|an estimated|estimated|~|≈|~\s?|≈\s?)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/iu;
 
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
@@ -113,28 +120,45 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
     const unitText = UNIT_HERE.exec(text)?.[0];
     const end = m.index + m[0].length + (unitText?.length ?? 0);
     const after = unitText?.trim();
-    const euroAfter = after === '€' || after === 'EUR';
+    const euroAfter = after === '€';
     const digits = readDigits(g.int!, g.sep, g.dec, euroAfter || o.comma);
     if (!digits) continue;
-    const unit = unitOf(g.cur, unitText);
+    let unit = unitOf(g.cur, unitText);
+    // A year takes no symbol the table does not know ("in 2024 EU rules", "the 1990s").
+    if (
+      unit &&
+      YEAR_LIKE.test(g.int!) &&
+      !g.dec &&
+      (unit.cls.startsWith('w:') || /^\s?[a-z]$/.test(unitText ?? ''))
+    )
+      unit = undefined;
     const suffix = g.suf?.replace('.', '');
     // A dash after a number is a range (10–20), after a letter a hyphen (COVID-19); else a minus.
-    const negative = (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) || g.sign2;
+    const before = text.slice(Math.max(0, m.index - 24), m.index);
+    const negative =
+      (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) ||
+      g.sign2 ||
+      (!g.sign && SIGN_WORD.test(before));
     const value = negative ? digits.value * -1 : digits.value;
+    const approx = APPROX_BEFORE.test(before);
+    const places = g.dec ? g.dec.length - 1 : 0;
     let readings: Reading[];
     let scale = 1;
     if (suffix === 'm' && !g.cur && !g.dec) {
       // `15m` is 15 million or 15 metres/minutes: both readings.
       readings = [
-        { value: value * 1e6, unit },
-        { value, unit: unitOf(undefined, 'm') },
+        { value: value * 1e6, unit, step: 1e6, approx },
+        { value, unit: unitOf(undefined, 'm'), step: 1, approx },
       ];
     } else if (suffix === 'b' && !g.cur) {
-      readings = [{ value, unit }];
+      readings = [{ value, unit, step: 10 ** -places, approx }];
     } else {
       scale = SCALES[suffix ?? g.word ?? ''] ?? 1;
-      readings = [{ value: value * scale, unit }];
+      readings = [{ value: value * scale, unit, step: 10 ** -places * scale, approx }];
     }
+    // "800 pounds" is money or weight.
+    if (unit?.cls === 'cur:GBP' && /^\s+pounds?$/i.test(unitText ?? ''))
+      readings.push({ ...readings[0]!, unit: unitOf(undefined, 'lb') });
     parsed.push({
       start: m.index,
       end,
@@ -154,10 +178,31 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
     const p = parsed[i]!;
     let readings = p.readings;
     const next = parsed[i + 1];
-    if (p.plain && next && !next.plain && RANGE_BETWEEN.test(text.slice(p.end, next.start))) {
-      readings = [...p.readings];
-      for (const r of p.readings) readings.push({ value: r.value * next.scale, unit: next.unit });
-    }
+    // A range's parts share a unit and a scale ("10–20 days", "€3–4 billion", its dash perhaps read as
+    // the second's sign): a part that borrows one
+    // is read with it only, not also as a bare number — but "50 or $1,000" may pair unlike figures, so
+    // there the borrowed reading is one more.
+    const between = next ? text.slice(p.end, next.start) + (/^[-−–]/.test(next.raw) ? '–' : '') : '';
+    const ranged = next && RANGE_BETWEEN.test(between);
+    const keep = (borrowed: Reading[]) =>
+      RANGE_STRICT.test(between) ? borrowed : [...readings, ...borrowed];
+    if (ranged && p.plain && !next.plain)
+      readings = keep(
+        p.readings.map((r) => ({
+          ...r,
+          value: r.value * next.scale,
+          unit: next.unit,
+          step: (r.step ?? 1) * next.scale,
+        })),
+      );
+    else if (ranged && p.unit && !next.unit && next.scale !== 1 && p.scale === 1)
+      readings = keep(
+        p.readings.map((r) => ({ ...r, value: r.value * next.scale, step: (r.step ?? 1) * next.scale })),
+      );
+    const previous = parsed[i - 1];
+    const before = previous ? text.slice(previous.end, p.start) + (/^[-−–]/.test(p.raw) ? '–' : '') : '';
+    if (previous?.unit && !p.unit && RANGE_STRICT.test(before))
+      readings = readings.map((r) => ({ ...r, unit: previous.unit }));
     if (o.flexibleSign && !p.unit?.cls.startsWith('deg')) {
       const unsigned = readings;
       readings = [...unsigned];

@@ -11,7 +11,26 @@ export type FactKind =
   | 'time'
   | 'period'
   | 'version'
+  | 'identifier'
   | 'phrase';
+
+/**
+ * A quantity placed on its dimension's scale, for comparisons that keys cannot make: a value in another
+ * unit of the same dimension (3 miles and 4.8 km), or an approximate one ("about 40%" for 38.6%).
+ */
+export interface Near {
+  /** `time`, `length`, `pct`, `cur:USD`, …; `n` for any number as written, `b` for a bare one. */
+  dim: string;
+  /** In the dimension's base unit. */
+  value: number;
+  /** The unit as read: the same unit compares by key, exactly, unless the answer is approximate. */
+  cls: string;
+  /** An answer's: how far a source's value may be (less than this), from its own precision. */
+  tol?: number;
+  approx?: boolean;
+  /** Only an answer's: a source stating it does not give it. */
+  asked?: boolean;
+}
 
 export interface Fact {
   kind: FactKind;
@@ -23,6 +42,8 @@ export interface Fact {
   needs: string[];
   /** Counted in a source, never checked in an answer: a lone "one" is mostly a pronoun, "first" an ordinal. */
   weak?: boolean;
+  /** A source's quantities on their scales; an answer's, each with its tolerance (see Near). */
+  near?: Near[];
 }
 
 /** A number as the key part: integers exactly, fractions to 12 significant digits (no float noise). */

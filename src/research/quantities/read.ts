@@ -1,5 +1,6 @@
 import { readDates } from './dates.js';
 import { digitRuns, type Fact } from './fact.js';
+import { readIdentifiers } from './identifiers.js';
 import { decimalComma, readNumbers } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { readNumberWords } from './words.js';
@@ -17,14 +18,33 @@ export interface ReadOptions {
 }
 
 export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
+  return readText(input, o).facts;
+}
+
+/**
+ * The facts of a text and what it could not read: runs of digits that no reader took (`1,000,5`, `3/4`,
+ * `10^6`, `x + 2 = 5`). A claim holding such a run is "not checked" rather than judged on the rest.
+ */
+export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; unread: string[] } {
   const whole = undoLayout(input);
   const words = readPeriodWords(whole);
   const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);
   const dates = readDates(text);
   const periods = readPeriods(dates.text);
-  const numbers = readNumbers(periods.text, { comma, flexibleSign: o.flexibleSign });
-  return [...words.facts, ...dates.facts, ...periods.facts, ...numbers.facts, ...readNumberWords(words.text)];
+  const ids = readIdentifiers(periods.text);
+  const numbers = readNumbers(ids.text, { comma, flexibleSign: o.flexibleSign });
+  const facts = [
+    ...words.facts,
+    ...dates.facts,
+    ...periods.facts,
+    ...ids.facts,
+    ...numbers.facts,
+    ...readNumberWords(words.text),
+  ];
+  // A digit glued to a word ("pre-2020", "3rd") was never a figure to check.
+  const unread = numbers.text.match(/(?<!\p{L}[-‐]?|[\d.,])\d[\d.,]*(?!\p{L})/gu) ?? [];
+  return { facts, unread };
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';

@@ -1,0 +1,277 @@
+import { canonical, type Fact, type FactKind, type Near } from './fact.js';
+import { LOWER_SYMBOLS, MEASURE_NAMES, MEASURE_SYMBOLS, type Measure, measureOf } from './measures.js';
+
+// What a number counts: a currency, a percentage, a duration, a temperature or a measure. Each unit has a
+// class that a source states and the classes an answer's unit accepts (a bare `$` accepts any dollar;
+// `USD` accepts `USD` and a bare `$`, never `CAD`). Durations also convert (two weeks = 14 days).
+
+export interface Unit {
+  cls: string;
+  accepts: string[];
+  kind: FactKind;
+  /** Its dimension and factor to the dimension's base unit, where it converts (see measures.ts). */
+  measure?: Measure;
+}
+
+/** One reading of a number: its value and what it counts. */
+export interface Reading {
+  value: number;
+  unit?: Unit;
+  /** The place of the last digit written, in the value's unit: 0.1 for "4.8 km", 1e5 for "2.5 million". */
+  step?: number;
+  /** Written as approximate ("about 40%", "nearly 2 million"). */
+  approx?: boolean;
+}
+
+const DOLLARS = ['USD', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD'];
+const CURRENCY_CODES = new Set([
+  ...DOLLARS,
+  'EUR',
+  'GBP',
+  'CHF',
+  'JPY',
+  'INR',
+  'CNY',
+  'SEK',
+  'NOK',
+  'DKK',
+  'PLN',
+  'CZK',
+  'ZAR',
+  'BRL',
+  'MXN',
+  'KRW',
+]);
+const currency = (code: string): Unit =>
+  code === '$'
+    ? { cls: 'cur:$', accepts: ['cur:$', ...DOLLARS.map((c) => `cur:${c}`)], kind: 'amount' }
+    : {
+        cls: `cur:${code}`,
+        accepts: [`cur:${code}`, ...(DOLLARS.includes(code) ? ['cur:$'] : [])],
+        kind: 'amount',
+      };
+
+const CURRENCY_NAMES: Record<string, string> = {
+  $: '$',
+  us$: 'USD',
+  c$: 'CAD',
+  ca$: 'CAD',
+  a$: 'AUD',
+  au$: 'AUD',
+  nz$: 'NZD',
+  hk$: 'HKD',
+  s$: 'SGD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  rs: 'INR',
+  'rs.': 'INR',
+  'fr.': 'CHF',
+  sfr: 'CHF',
+  'sfr.': 'CHF',
+  dollar: '$',
+  'us dollar': 'USD',
+  'canadian dollar': 'CAD',
+  'australian dollar': 'AUD',
+  euro: 'EUR',
+  pound: 'GBP',
+  franc: 'CHF',
+  rupee: 'INR',
+  yen: 'JPY',
+};
+
+/** The unit named by a currency before the number and/or the words after it, if any. */
+export function unitOf(before: string | undefined, after: string | undefined): Unit | undefined {
+  if (!before && !after) return undefined;
+  // Keyed as normalised, so the cache holds one entry per unit however it is spaced.
+  const key = `${before?.trim() ?? ''}|${after?.trim().replace(/\s+/g, ' ') ?? ''}`;
+  let unit = units.get(key);
+  if (unit === undefined && !units.has(key)) {
+    unit = readUnit(before, after);
+    units.set(key, unit);
+  }
+  return unit;
+}
+
+const units = new Map<string, Unit | undefined>();
+
+function readUnit(before: string | undefined, after: string | undefined): Unit | undefined {
+  const cur = before?.trim();
+  if (cur) {
+    const code = CURRENCY_NAMES[cur.toLowerCase()] ?? cur.toUpperCase();
+    return currency(code);
+  }
+  const a = after?.trim().replace(/\s+/g, ' ');
+  if (!a) return undefined;
+  const lower = a.toLowerCase();
+  if (lower === '%' || /^(per ?cent|percent|pct)$/.test(lower))
+    return { ...simple('pct', 'percent'), measure: { dim: 'pct', factor: 1 } };
+  if (/^(percentage points?|pp)$/.test(lower))
+    return { ...simple('pp', 'percent'), measure: { dim: 'pp', factor: 1 } };
+  if (/^(basis points?|bp)$/.test(lower))
+    return { ...simple('bp', 'percent'), measure: { dim: 'pp', factor: 0.01 } };
+  if (/^°/.test(a) || lower.startsWith('degree')) {
+    const scale = /(c|celsius)$/.test(lower) ? 'degC' : /(f|fahrenheit)$/.test(lower) ? 'degF' : 'deg';
+    const measure = scale === 'deg' ? undefined : measureOf(scale === 'degC' ? '°C' : '°F');
+    return {
+      cls: scale,
+      accepts: scale === 'deg' ? ['deg', 'degC', 'degF'] : [scale, 'deg'],
+      kind: 'measure',
+      ...(measure ? { measure } : {}),
+    };
+  }
+  if (/^[A-Z]{3}$/.test(a) && CURRENCY_CODES.has(a)) return currency(a);
+  if (a === '€') return currency('EUR');
+  const hyphened = a.startsWith('-');
+  const b = a.replace(/^-/, '');
+  const lowerB = b.toLowerCase();
+  const word = lowerB.replace(/^(business|working|calendar)[\s-]/, '').replace(/s$/, '');
+  // Business days do not convert: how many calendar days they are depends on the week.
+  if (word !== lowerB.replace(/s$/, '')) return simple(`dur:${word}`, 'duration');
+  if (word in CURRENCY_NAMES && !hyphened) {
+    // "800 pounds" is money or weight: both readings are the caller's (see readNumbers), money here.
+    return currency(CURRENCY_NAMES[word]!);
+  }
+  if (word === 'cent') return simple('cent', 'amount');
+  const measure = measureOf(b);
+  if (measure) {
+    const kind: FactKind =
+      measure.dim === 'time' || measure.dim === 'months'
+        ? 'duration'
+        : measure.dim === 'pct' || measure.dim === 'pp'
+          ? 'percent'
+          : 'measure';
+    const cls = `m:${measure.dim}:${canonical(measure.factor)}:${canonical(measure.offset ?? 0)}`;
+    return { cls, accepts: [cls], kind, measure };
+  }
+  // A unit the table does not know is compared as written (40 Nm is not 40 kN, 12 dB not 12 dBm).
+  return simple(`w:${b.replace(/(?<=[A-Z]{2})s$/, '')}`, 'measure');
+}
+
+const simple = (cls: string, kind: FactKind): Unit => ({ cls, accepts: [cls], kind });
+
+/** A word's first letter in either case: a name starting a heading or a table cell is still a name. */
+const either = (words: string): string =>
+  words.replace(/(^|\|)([a-z])/g, (_, bar: string, c: string) => `${bar}[${c}${c.toUpperCase()}]`);
+
+const TWO_LETTER_WORDS =
+  'In|On|At|To|Of|Or|An|As|By|If|Is|It|No|So|Up|Us|We|He|My|Do|Go|Me|Be|Am|Mr|Ms|Dr|St';
+
+/**
+ * Words after a number that say what it counts (shared by digits and number words): per cent and points,
+ * temperatures, currencies, durations (also hyphenated: "a 48-hour window"), the measures of
+ * measures.ts by name or symbol, and a symbol the table does not know (TEU, Nm, dBm), kept as written.
+ * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
+ */
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?')})(?!\w)|(?:\s+|-)(?:(?:${either('business|working|calendar')})[\s-]+)?(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJL](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+
+/**
+ * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source
+ * stating it gives every reading; an answer stating it holds when any reading is in a cited source: the
+ * same value with an accepted unit, the same value with no unit at all, or (a unitless answer number) the
+ * same value in any unit — by key, exactly. Beside the keys, `near` places each reading on its
+ * dimension's scale, for what keys cannot compare: another unit of the dimension, within the answer's
+ * own precision, and an approximate answer ("about 40%"), within the rounding it implies.
+ * `written` are the digits as written, for forms whose reading is ambiguous (`1.000`), compared like
+ * values; `extra` are keys both given and needed (`vw:3.10`).
+ */
+export function quantity(
+  raw: string,
+  readings: Reading[],
+  written: string[] = [],
+  extra: string[] = [],
+): Fact {
+  // Most numbers have one reading: their keys are made once per value and unit and shared (never mutated).
+  if (readings.length === 1 && written.length === 0 && extra.length === 0) {
+    const { value, unit, step, approx } = readings[0]!;
+    const key = `${value}|${unit?.cls ?? ''}|${step ?? ''}|${approx ? 1 : 0}`;
+    let keys = single.get(key);
+    if (!keys) {
+      if (single.size > 50_000) single.clear();
+      keys = quantityKeys(readings, written, extra);
+      single.set(key, keys);
+    }
+    return { kind: keys.kind, raw: raw.trim(), gives: keys.gives, needs: keys.needs, near: keys.near };
+  }
+  const { kind, gives, needs, near } = quantityKeys(readings, written, extra);
+  return { kind, raw: raw.trim(), gives, needs, near };
+}
+
+const single = new Map<string, Pick<Fact, 'kind' | 'gives' | 'needs' | 'near'>>();
+
+/** Conversions hold within half the answer's last digit, and never more than this share of the value. */
+const CONVERSION_SHARE = 0.05;
+/** An approximate figure holds within the rounding of its last significant digit, up to this share. */
+const APPROX_SHARE = 0.1;
+
+function quantityKeys(
+  readings: Reading[],
+  written: string[],
+  extra: string[],
+): Pick<Fact, 'kind' | 'gives' | 'needs' | 'near'> {
+  const gives = new Set<string>(extra);
+  const needs = new Set<string>(extra);
+  const near: Near[] = [];
+  const add = (n: string, u: string, b: string, v: string, unit: Unit | undefined) => {
+    gives.add(`${n}:${v}`);
+    if (!unit) {
+      gives.add(`${b}:${v}`);
+      needs.add(`${n}:${v}`);
+      return;
+    }
+    gives.add(`${u}:${unit.cls}:${v}`);
+    needs.add(`${b}:${v}`);
+    for (const a of unit.accepts) needs.add(`${u}:${a}:${v}`);
+  };
+  for (const r of readings) {
+    const { value, unit } = r;
+    add('n', 'u', 'b', canonical(value), unit);
+    for (const w of written) add('w', 'wu', 'wb', w, unit);
+    near.push(...nearOf(r));
+  }
+  const kind = readings.find((r) => r.unit)?.unit?.kind ?? 'number';
+  return { kind, gives: [...gives], needs: [...needs], near };
+}
+
+/**
+ * A reading on its scales: every number as written (`n`), a bare one also as `b`, a currency on its own
+ * scale, a measure in its dimension's base unit. An answer's reading carries its tolerance: a measure's
+ * is for another unit of its dimension (the same unit compares by key); an approximate one's is for any.
+ */
+function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
+  const cls = unit?.cls ?? '';
+  const out: Near[] = [];
+  const size = Math.abs(value);
+  const rounding = approx ? Math.max(step / 2, Math.min(significantStep(value) / 2, size * APPROX_SHARE)) : 0;
+  if (!unit) {
+    out.push(
+      { dim: 'n', value, cls, tol: rounding, approx },
+      { dim: 'b', value, cls, tol: rounding, approx },
+    );
+    return out;
+  }
+  // A source's figure with a unit is still a number as written (for a bare answer's lookup); an
+  // approximate answer's with a unit may hold against a bare figure in a source.
+  out.push({ dim: 'n', value, cls });
+  if (approx) out.push({ dim: 'b', value, cls, tol: rounding, approx, asked: true });
+  if (unit.cls.startsWith('cur:')) {
+    for (const a of unit.accepts) out.push({ dim: a, value, cls, tol: rounding, approx });
+    return out;
+  }
+  const m = unit.measure;
+  if (!m) return out;
+  const tol = approx
+    ? rounding * m.factor
+    : Math.min((step / 2) * m.factor, size * m.factor * CONVERSION_SHARE);
+  out.push({ dim: m.dim, value: value * m.factor + (m.offset ?? 0), cls, tol, approx });
+  return out;
+}
+
+/** The place of a number's last significant digit: 10 for 40, 100 for 1,500, 0.1 for 2.5. */
+function significantStep(value: number): number {
+  if (value === 0) return 1;
+  const digits = String(Math.abs(value)).replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  const magnitude = Math.floor(Math.log10(Math.abs(value)));
+  return 10 ** (magnitude - Math.max(0, digits.length - 1));
+}

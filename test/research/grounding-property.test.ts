@@ -1,0 +1,150 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkGrounding } from '../../src/research/grounding/index.js';
+
+// The grounding check's law, as properties: a quantity written in any form the reader supports holds
+// against the same quantity in any other form; a quantity changed in its value, unit, scale or currency
+// is flagged, or (where the reader cannot read it) reported as not checked — never passed as supported.
+
+/** A quantity and every way of writing it, each a phrase to put in a sentence. */
+interface Case {
+  forms: string[];
+  /** Forms of nearby but different quantities. */
+  wrong: string[];
+}
+
+const WORDS =
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(
+    ' ',
+  );
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const inWords = (n: number): string =>
+  n < 20 ? WORDS[n]! : `${TENS[Math.floor(n / 10)]}${n % 10 ? `-${WORDS[n % 10]}` : ''}`;
+
+/** Digits in every grouping style: 12,345 · 12345 · 12 345 (and 12.345,5 for a fraction in the comma style). */
+function digitForms(n: number, decimals: number): string[] {
+  const fixed = n.toFixed(decimals);
+  const [int, frac] = fixed.split('.');
+  const group = (sep: string) => int!.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+  const forms = [`${group(',')}${frac ? `.${frac}` : ''}`, `${int}${frac ? `.${frac}` : ''}`];
+  if (int!.length > 4) forms.push(`${group('\u202f')}${frac ? `.${frac}` : ''}`);
+  if (frac && int!.length > 3) forms.push(`${group('.')},${frac}`);
+  return forms;
+}
+
+const money = fc
+  .record({
+    units: fc.integer({ min: 1, max: 999_999 }),
+    cents: fc.boolean(),
+    currency: fc.constantFrom(
+      { forms: ['$', 'US$', 'USD '], after: [' USD', ' US dollars'], other: '€' },
+      { forms: ['€', 'EUR '], after: [' EUR', ' euros'], other: '£' },
+      { forms: ['£', 'GBP '], after: [' GBP'], other: '$' },
+    ),
+  })
+  .map(({ units, cents, currency }): Case => {
+    const value = cents ? units + 0.25 : units;
+    const decimals = cents ? 2 : 0;
+    const digits = digitForms(value, decimals);
+    const forms = [
+      ...digits.flatMap((d) => currency.forms.map((c) => `${c}${d}`)),
+      ...currency.after.map((a) => `${digits[0]}${a}`),
+    ];
+    const off = digitForms(value + (value < 10 ? 1 : 10 ** Math.floor(Math.log10(value))), decimals)[0]!;
+    const wrong = [`${currency.forms[0]}${off}`, `${currency.other}${digits[0]}`];
+    return { forms, wrong };
+  });
+
+const scaled = fc
+  .record({ tenths: fc.integer({ min: 11, max: 999 }), scale: fc.constantFrom(1e6, 1e9) })
+  .map(({ tenths, scale }): Case => {
+    const value = tenths / 10;
+    const word = scale === 1e6 ? 'million' : 'billion';
+    const short = scale === 1e6 ? 'm' : 'bn';
+    const full = Math.round(value * scale).toLocaleString('en-US');
+    const forms = [`$${value} ${word}`, `$${value}${short}`, `$${full}`, `USD ${value} ${word}`];
+    const other = scale === 1e6 ? 'billion' : 'million';
+    const wrong = [`$${value} ${other}`, `$${(value + 1).toFixed(1)} ${word}`, `€${value} ${word}`];
+    return { forms, wrong };
+  });
+
+const DIMENSIONS = [
+  { base: ['minutes', 'min'], times: 60, small: ['seconds'], other: ['hours', 'days'] },
+  { base: ['km', 'kilometres'], times: 1000, small: ['m', 'metres'], other: ['miles', 'kg'] },
+  { base: ['GB', 'gigabytes'], times: 1000, small: ['MB'], other: ['TB', 'GiB'] },
+  { base: ['kg', 'kilograms'], times: 1000, small: ['g', 'grams'], other: ['lb', 't'] },
+  { base: ['kW', 'kilowatts'], times: 1000, small: ['W'], other: ['kWh', 'MW'] },
+];
+
+const measured = fc
+  .record({ n: fc.integer({ min: 2, max: 99 }), dim: fc.constantFrom(...DIMENSIONS) })
+  .map(({ n, dim }): Case => {
+    const forms = [
+      ...dim.base.map((u) => `${n} ${u}`),
+      ...dim.small.map((u) => `${(n * dim.times).toLocaleString('en-US')} ${u}`),
+      `${inWords(n)} ${dim.base.at(-1)}`,
+    ];
+    const wrong = [...dim.other.map((u) => `${n} ${u}`), `${n + 1} ${dim.base[0]}`, `${n} ${dim.small[0]}`];
+    return { forms, wrong };
+  });
+
+const percent = fc
+  .record({ n: fc.integer({ min: 1, max: 99 }), half: fc.boolean() })
+  .map(({ n, half }): Case => {
+    const v = half ? `${n}.5` : String(n);
+    const forms = [`${v}%`, `${v} per cent`, `${v} percent`, ...(half ? [] : [`${inWords(n)} per cent`])];
+    const wrong = [`${n + 1}%`, `${v} percentage points`, `${v} basis points`];
+    return { forms, wrong };
+  });
+
+const identifier = fc
+  .record({
+    head: fc.constantFrom('RFC', 'ISO', 'Windows', 'Route', 'Article', 'F-', 'A', 'Q'),
+    n: fc.integer({ min: 2, max: 9999 }),
+  })
+  .map(({ head, n }): Case => {
+    const glued = head.endsWith('-') || head.length === 1;
+    const id = (k: number) => (glued ? `${head}${k}` : `${head} ${k}`);
+    const forms = [id(n), ...(glued ? [] : [`${head.toUpperCase()} ${n}`])];
+    const wrong = [id(n + 1), `${n} ${head.replace('-', '').toLowerCase()}s`];
+    return { forms, wrong };
+  });
+
+const sentence = (phrase: string) => `The figure stated is ${phrase} in this case [1].`;
+const source = (phrase: string) => `In the source, the figure is ${phrase} for the year.`;
+
+function judge(answerPhrase: string, sourcePhrase: string) {
+  const g = checkGrounding(sentence(answerPhrase), [{ n: 1, text: source(sourcePhrase) }]);
+  return g.unsupported.length > 0 ? 'flagged' : g.notChecked > 0 ? 'not checked' : 'supported';
+}
+
+const families: [string, fc.Arbitrary<Case>][] = [
+  ['money in every grouping and currency form', money],
+  ['scaled amounts (million, billion, m, bn)', scaled],
+  ['measures in their units and conversions', measured],
+  ['per cent in digits and words', percent],
+  ['identifiers', identifier],
+];
+
+describe('the grounding check, by property', () => {
+  for (const [name, arbitrary] of families) {
+    it(`${name}: every form holds against every other form`, () => {
+      fc.assert(
+        fc.property(arbitrary, ({ forms }) => {
+          for (const a of forms)
+            for (const s of forms) expect(judge(a, s), `"${a}" against "${s}"`).toBe('supported');
+        }),
+        { numRuns: 60 },
+      );
+    });
+    it(`${name}: a changed value, unit, scale or currency is never passed as supported`, () => {
+      fc.assert(
+        fc.property(arbitrary, ({ forms, wrong }) => {
+          for (const w of wrong)
+            for (const s of forms) expect(judge(w, s), `"${w}" against "${s}"`).not.toBe('supported');
+        }),
+        { numRuns: 60 },
+      );
+    });
+  }
+});
