@@ -39,6 +39,8 @@ export function citesOf(text: string): number[] {
 const SOURCE_LIST = /^(sources|references|bibliography|works cited)$/i;
 const GAPS = /^(gaps|caveats|limitations|open questions)\b/i;
 const ITEM = /^(?:>\s*)*(?:[-*+•]\s+|\d+[.)]\s+|\(\d+\)\s+|[a-z][.)]\s+)/;
+/** A sentence that is only code and punctuation states nothing a source could hold. */
+const CODE_ONLY = /^(?:`[^`]*`[\s.,;:!?]*)+(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$/;
 const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
 
 /**
@@ -53,9 +55,17 @@ export function claimUnits(answer: string): ClaimUnit[] {
   let inSourceList = false;
   let gapsLevel = 0;
   let leadIn: number[] = [];
+  let fence: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (!line) continue;
+    // Code is not a claim: a fenced block, or a line that is only inline code ("`nights = 3`").
+    const f = /^(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence || f) {
+      if (!fence) fence = f;
+      else if (f && f[0] === fence[0] && f.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (!line || /^(?:[-*+]\s+)?(?:`[^`]*`[\s.,;:]*)+$/.test(line)) continue;
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     const label = !heading && !HAS_CITE.test(line) && /^(\*\*[^*]+\*\*:?|\w[\w ]*:)$/.test(line);
     if (heading || label) {
@@ -79,13 +89,18 @@ export function claimUnits(answer: string): ClaimUnit[] {
     }
     const item = ITEM.exec(line);
     if (item) {
-      proseSentences(line.slice(item[0].length)).forEach((s, k) => {
-        out.push({ ...unit(s, 'bullet', leadIn, gapsLevel > 0), marker: k === 0 ? item[0] : '' });
+      // A list item is one unit: a citation at its end covers its earlier sentences too (a quoted
+      // step "4. If … request approval. Do not promise it … [3]").
+      const parts = proseSentences(line.slice(item[0].length)).filter((s) => !CODE_ONLY.test(s));
+      const itemCites = citesOf(parts.at(-1) ?? '');
+      parts.forEach((s, k) => {
+        const inherited = itemCites.length && !HAS_CITE.test(s) ? itemCites : leadIn;
+        out.push({ ...unit(s, 'bullet', inherited, gapsLevel > 0), marker: k === 0 ? item[0] : '' });
       });
       continue;
     }
     leadIn = [];
-    const sentences = proseSentences(line);
+    const sentences = proseSentences(line).filter((s) => !CODE_ONLY.test(s));
     for (const s of sentences) out.push(unit(s, 'sentence', [], gapsLevel > 0));
     const last = sentences.at(-1) ?? '';
     if (/:\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$/.test(last) && HAS_CITE.test(last)) leadIn = citesOf(last);

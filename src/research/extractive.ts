@@ -23,7 +23,13 @@ interface Candidate extends Unit {
   headingSequence: string[];
   /** Stems of the heading and the sentence before, with the weight each counts for. */
   context: Map<string, number>;
+  /** Stems of its document's title: what the document is about. */
+  topic: Set<string>;
 }
+
+/** Words that ask for a bound; a sentence stating one ("up to $200", "at least 30 days") answers them. */
+const UPPER_BOUND = new Set(['limit', 'maximum', 'max', 'cap', 'ceil', 'most', 'threshold']);
+const LOWER_BOUND = new Set(['minimum', 'min', 'least', 'floor']);
 
 const QUANTITY =
   /\b(how (much|many|long|often|soon|heavy|fast)|limit|maximum|minimum|cost|price|amount|days?|hours?|weeks?|when|deadline|percent|default)\b/i;
@@ -82,6 +88,7 @@ export async function extractiveAnswer(
         stems: new Set([...sequence, ...words(unit.text).map(stem)]),
         headingSequence: words(unit.heading).map(stem),
         context: contextWeights(unit),
+        topic: new Set(words(hits[doc]!.title ?? '').map(stem)),
       });
     }
   });
@@ -122,6 +129,7 @@ function rank(question: string, terms: string[], candidates: Candidate[]) {
   );
   const maxIdf = Math.max(...idf.values());
   const wantsQuantity = QUANTITY.test(question);
+  const wantsBound = terms.some((t) => UPPER_BOUND.has(t) || LOWER_BOUND.has(t));
   const asked = quantities(question);
   // The question's phrases: neighbouring words, not both filler ("finance director", "above 1").
   const sequence = words(question).map(stem);
@@ -132,10 +140,19 @@ function rank(question: string, terms: string[], candidates: Candidate[]) {
   return candidates
     .map((c) => {
       let score = 0;
+      const bounds = wantsBound ? quantities(c.core).map((q) => q.comparison) : [];
       for (const t of terms) {
         if (c.stems.has(t)) score += idf.get(t)!;
+        else if (
+          (UPPER_BOUND.has(t) && bounds.includes('lt')) ||
+          (LOWER_BOUND.has(t) && bounds.includes('gt'))
+        )
+          score += idf.get(t)!;
         else score += idf.get(t)! * (c.context.get(t) ?? 0);
       }
+      // A sentence of the document that is about the question's subject (its title names it) says it
+      // first-hand; another document's mention of it points there.
+      if (terms.some((t) => c.topic.has(t))) score *= 1.25;
       for (const [a, b] of phrases) {
         const bonus = ((idf.get(a) ?? 0) + (idf.get(b) ?? 0)) * 0.5 || maxIdf * 0.25;
         if (hasPhrase(c.sequence, a, b)) score += bonus;

@@ -98,6 +98,8 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     if (!keepCites && m[2]!.includes('[')) continue;
     if (m[1] === '.' && m[2] === '' && isAbbreviation(text, start, m.index)) continue;
+    // "4. If the amount…": a number alone before its period is a step's marker, not a sentence.
+    if (m[1] === '.' && /^\s*\(?\d{1,3}$/.test(text.slice(start, m.index))) continue;
     const end = m.index + m[1]!.length + m[2]!.length;
     out.push(text.slice(start, end).trim());
     start = end;

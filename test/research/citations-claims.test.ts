@@ -132,3 +132,35 @@ describe('the grounding check over answer structure', () => {
     );
   });
 });
+
+describe('what is a claim', () => {
+  it('code is not a claim: a fenced block or a line of inline code is neither cited nor checked', () => {
+    const answer = [
+      'A stay is priced per night [1].',
+      '',
+      '```',
+      'nights = 3',
+      'total = nights * 120',
+      '```',
+      '',
+      '`nights = 3`',
+    ].join('\n');
+    expect(citedClaims(answer).map((c) => c.text)).toEqual(['A stay is priced per night [1].']);
+    expect(checkCitations(answer, [1]).uncited).toEqual([]);
+  });
+
+  it('a numbered step quoted in a list item is one claim, not "4." and the rest', () => {
+    const answer =
+      '- 4. If the amount is above your approval limit, request approval. Do not promise it [1].';
+    expect(citedClaims(answer)).toEqual([
+      {
+        text: '4. If the amount is above your approval limit, request approval.',
+        cites: [1],
+        kind: 'bullet',
+      },
+      { text: 'Do not promise it [1].', cites: [1], kind: 'bullet' },
+    ]);
+    expect(checkCitations(answer, [1]).uncited).toEqual([]);
+    expect(proseSentences('Step 4. Then 3. Done.')).toEqual(['Step 4.', 'Then 3.', 'Done.']);
+  });
+});

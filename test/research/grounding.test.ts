@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkCitations } from '../../src/research/citations.js';
 import { refreshIndex } from '../../src/research/documents.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
 import { checkGrounding } from '../../src/research/grounding/index.js';
@@ -165,6 +166,20 @@ describe('checkGrounding', () => {
       expect(result.checked).toBeGreaterThan(0);
       expect(result.unsupported).toEqual([]);
     }
+    // "What is the refund limit?" is answered from the Refunds Policy's own rule first, every line cited.
+    const { answer: limit, sources: limitSources } = await extractiveAnswer(
+      store,
+      dir,
+      'What is the refund limit?',
+    );
+    expect(limit.split('\n')[0]).toMatch(/^- A support agent can refund up to \$200 per order/);
+    expect(limitSources[0]?.title).toBe('Refunds Policy');
+    expect(
+      checkCitations(
+        limit,
+        limitSources.map((s) => s.n),
+      ).uncited,
+    ).toEqual([]);
     await store.close();
   });
 
