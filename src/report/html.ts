@@ -1,6 +1,6 @@
 import { CSS } from './css.js';
 import { esc } from './escape.js';
-import { renderAnswer } from './markdown.js';
+import { renderAnswer, sentenceText } from './markdown.js';
 import { howRead, type RunView, runView, safeUrl } from './run-view.js';
 
 // One self-contained HTML file for a research run: inline CSS, no script, a CSP that forbids fetching
@@ -97,7 +97,7 @@ function flagList(view: RunView, marked: Set<number>): string {
   if (view.flags.length === 0) return '';
   const items = view.flags.map((f, k) => {
     const back = marked.has(k) ? ` <a href="#flagged-${k}">Show in the text</a>` : '';
-    return `<li id="flag-${k}"><q>${esc(f.sentence)}</q><br><strong>${esc(f.verdict)}</strong>: ${esc(f.reason)}${back}</li>`;
+    return `<li id="flag-${k}"><q>${esc(sentenceText(f.sentence))}</q><br><strong>${esc(f.verdict)}</strong>: ${esc(f.reason)}${back}</li>`;
   });
   return `<section aria-labelledby="flags-title"><h2 id="flags-title">Flagged sentences</h2><p>The citation checks found these sentences wanting: read their sources before relying on them.</p><ul class="flags">${items.join('\n')}</ul></section>`;
 }

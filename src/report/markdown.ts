@@ -79,7 +79,6 @@ function markFlag(
   children.forEach((t, i) => {
     if (i < first[0] || i > last[0] || (t.type !== 'text' && t.type !== 'code_inline')) {
       out.push(t);
-      if (i === last[0]) out.push(make('flag_mark', { k }));
       return;
     }
     const from = i === first[0] ? first[1] : 0;
@@ -91,8 +90,9 @@ function markFlag(
     };
     if (from > 0) out.push(piece(t.content.slice(0, from)));
     out.push(make('flag_open', { k }), piece(t.content.slice(from, to)), make('flag_close', { k }));
-    if (to < t.content.length) out.push(piece(t.content.slice(to)));
+    // The marker right after its own sentence, before whatever follows it in the same token.
     if (i === last[0]) out.push(make('flag_mark', { k }));
+    if (to < t.content.length) out.push(piece(t.content.slice(to)));
   });
   children.splice(0, children.length, ...out);
   return true;
@@ -176,9 +176,62 @@ md.core.ruler.push('agent_evidence', (state) => {
       t.attrSet('id', id);
       env.headings.push({ level: Number(t.tag.slice(1)), id, text });
     }
+    if (t.type === 'tr_open') markRow(state.tokens, i, env, make);
     if (t.type === 'inline' && t.children) annotate(t.children, env, make);
   });
 });
+
+/** A row's cells as compared with a flagged row: `| a | b [1] |` → `a|b [1]`, emphasis and spacing aside. */
+const rowKey = (cells: string[]) =>
+  cells
+    .map((c) => normalize(c))
+    .filter(Boolean)
+    .join('|');
+
+/** A flagged table row: its row is marked and its last cell ends with the marker. */
+function markRow(
+  tokens: Token[],
+  at: number,
+  env: RenderEnv,
+  make: (type: string, meta: unknown, content?: string) => Token,
+): void {
+  const inlines: Token[] = [];
+  for (let j = at + 1; j < tokens.length && tokens[j]!.type !== 'tr_close'; j++)
+    if (tokens[j]!.type === 'inline') inlines.push(tokens[j]!);
+  const key = rowKey(inlines.map((t) => t.content));
+  env.view.flags.forEach((f, k) => {
+    if (env.marked.has(k) || !f.sentence.trim().startsWith('|')) return;
+    if (
+      rowKey(
+        f.sentence
+          .trim()
+          .replace(/^\||\|$/g, '')
+          .split('|'),
+      ) !== key
+    )
+      return;
+    const last = [...inlines].reverse().find((t) => t.content.trim()) ?? inlines.at(-1);
+    if (!last?.children) return;
+    tokens[at]!.attrSet('class', 'flag');
+    last.children.push(make('flag_mark', { k }));
+    env.marked.add(k);
+  });
+}
+
+/** A flagged sentence as a reader sees it: a table row's cells joined, Markdown emphasis and links gone. */
+export function sentenceText(sentence: string): string {
+  const s = sentence.trim();
+  if (!s.startsWith('|')) return normalize(s);
+  const cells = s
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => normalize(c))
+    .filter(Boolean);
+  // A cell that is only citations goes at the end, as in a sentence.
+  const cites = cells.filter((c) => /^(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+$/.test(c));
+  const text = cells.filter((c) => !cites.includes(c)).join(' — ');
+  return cites.length ? `${text} ${cites.join(' ')}` : text;
+}
 
 const rules = md.renderer.rules;
 rules.cite = (tokens, i, _options, e) => {

@@ -150,3 +150,57 @@ describe('--format and the --out name', () => {
     expect(() => outFormat(undefined, 'html')).toThrow(/--format chooses what --out writes/);
   });
 });
+
+describe('flags where the reader looks', () => {
+  const answer = [
+    'First fact is $10 [1]. Second fact is $20 [1]. Third is **$30** [1]. [Fourth](https://example.com/x) is fine [1].',
+    '',
+    '| Region | Levy | Source |',
+    '| --- | --- | --- |',
+    '| Most cities | $200 | [1] |',
+    '| Capital | $300 | [1] |',
+  ].join('\n');
+  const run = {
+    question: 'Levies?',
+    answer,
+    sources: [{ n: 1, title: 'Levies', location: '/tmp/levies.md', kind: 'document', read: 'read' }],
+    grounding: {
+      checked: 6,
+      notChecked: 0,
+      unsupported: [
+        { sentence: 'First fact is $10 [1].', cites: [1], missing: ['$10'] },
+        { sentence: 'Second fact is $20 [1].', cites: [1], missing: ['$20'] },
+        { sentence: 'Third is **$30** [1].', cites: [1], missing: ['$30'] },
+        { sentence: '| Most cities | $200 | [1] |', cites: [1], missing: ['$200'] },
+      ],
+    },
+  };
+  const html = renderHtml(run);
+  const flagged = parse(html);
+
+  it('puts each flag right after its own sentence, in order', () => {
+    const paragraph = flagged.querySelector('main p:not(.meta):not(.question)')!.innerHTML;
+    const at = (s: string) => paragraph.indexOf(s);
+    expect(at('id="flagged-0"')).toBeGreaterThan(at('First fact'));
+    expect(at('id="flagged-0"')).toBeLessThan(at('Second fact'));
+    expect(at('id="flagged-1"')).toBeLessThan(at('Third is'));
+    expect(at('id="flagged-2"')).toBeLessThan(at('href="https://example.com/x"'));
+  });
+
+  it('marks a flagged table row, with its marker and its "Show in the text" link', () => {
+    const row = flagged.querySelector('tr.flag');
+    expect(row?.text).toContain('Most cities');
+    expect(row?.querySelector('a.flagmark')?.getAttribute('id')).toBe('flagged-3');
+    expect(flagged.querySelector('#flag-3 a[href="#flagged-3"]')?.text).toBe('Show in the text');
+  });
+
+  it('lists flagged sentences as text, not Markdown', () => {
+    const listed = flagged.querySelectorAll('ul.flags q').map((q) => q.text);
+    expect(listed).toEqual([
+      'First fact is $10 [1].',
+      'Second fact is $20 [1].',
+      'Third is $30 [1].',
+      'Most cities — $200 [1]',
+    ]);
+  });
+});
