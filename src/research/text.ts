@@ -94,8 +94,11 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   if (!/[.!?]/.test(text)) return text.trim() ? [text.trim()] : [];
   const out: string[] = [];
   let start = 0;
+  // A sentence never ends inside a code span (`make. Then test`).
+  const code = text.includes('`') ? codeSpans(text) : undefined;
   BOUNDARY.lastIndex = 0;
   for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
+    if (code?.some(([a, b]) => m.index > a && m.index < b)) continue;
     if (!keepCites && m[2]!.includes('[')) continue;
     if (m[1] === '.' && m[2] === '' && isAbbreviation(text, start, m.index)) continue;
     // "4. If the amount…": a number alone before its period is a step's marker, not a sentence.
@@ -106,6 +109,11 @@ function splitSentences(text: string, keepCites: boolean): string[] {
   }
   out.push(text.slice(start).trim());
   return out.filter(Boolean);
+}
+
+/** [start, end) of each `code span` in a line. */
+function codeSpans(text: string): [number, number][] {
+  return [...text.matchAll(/`[^`]*`/g)].map((m) => [m.index, m.index + m[0].length]);
 }
 
 const LETTER = /\p{L}/u;

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
-import { quoteUnits, sentences } from '../../src/research/extractive/units.js';
+import { quoteUnits } from '../../src/research/extractive/units.js';
 import { extractiveAnswer } from '../../src/research/extractive.js';
+import { sourceSentences } from '../../src/research/text.js';
 import { sqliteStoreNow } from '../support/stores.js';
 
 // The no-key answer quotes the fact whole: the sentence whose numbers and comparison match the question,
@@ -75,7 +76,7 @@ PayPal is not accepted.
 });
 
 it('never ends a sentence inside a code span', async () => {
-  expect(sentences('Run `make. Then test` first. Then deploy.')).toEqual([
+  expect(sourceSentences('Run `make. Then test` first. Then deploy.')).toEqual([
     'Run `make. Then test` first.',
     'Then deploy.',
   ]);

@@ -1,3 +1,5 @@
+import { decimalComma, parseNumbers } from '../quantities/numbers.js';
+
 // Numbers as a question and a sentence use them: a value, and the comparison in front of it ("above
 // $1,000", "up to 30 days"), so that "above $1,000" matches the sentence that says "above $1,000" and
 // not the one that says "up to $1,000".
@@ -18,21 +20,13 @@ const GT =
 const LT =
   /(?:\bup to|\bbelow|\bunder|\bless than|\bat most|\bwithin|\bno more than|\bshorter than|\bbefore|\bmaximum(?: of)?|\bmax\.?)\s*$/i;
 
-const NUMBER = /([$€£]\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(\s?(?:k|thousand|m|million)\b)?/gi;
-
-/** Every number in the text, with the comparison in the few words before it. */
+/** Every number in the text (read by the one quantity reader), with the comparison in the few words before it. */
 export function quantities(text: string): Quantity[] {
   const found: Quantity[] = [];
-  for (const m of text.matchAll(NUMBER)) {
-    const before = text.slice(Math.max(0, m.index - 24), m.index);
-    // Part of a word or a version/time ("v2", "06:00" both read as numbers still; "E413" does not).
-    if (/[A-Za-z]$/.test(before) && !m[1]) continue;
-    const scale = m[3]?.trim().toLowerCase();
-    const factor =
-      scale === 'k' || scale === 'thousand' ? 1e3 : scale === 'm' || scale === 'million' ? 1e6 : 1;
-    const value = Number(m[2]!.replace(/,/g, '')) * factor;
+  for (const n of parseNumbers(text, { comma: decimalComma(text) })) {
+    const before = text.slice(Math.max(0, n.start - 24), n.start);
     const comparison: Comparison = GT.test(before) ? 'gt' : LT.test(before) ? 'lt' : undefined;
-    found.push({ value, comparison, at: m.index, end: m.index + m[0].length });
+    found.push({ value: n.readings[0]!.value, comparison, at: n.start, end: n.end });
   }
   return found;
 }

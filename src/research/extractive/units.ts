@@ -1,3 +1,5 @@
+import { sourceSentences } from '../text.js';
+
 // A document as the things an extractive answer may quote: each sentence, list item or table row, kept
 // with what completes it. A sentence that ends with a colon takes the list (or line) after it; a
 // "Default:" or "Note:" line right after a sentence goes with it; a table row is quoted with its header
@@ -49,16 +51,6 @@ export const plainText = (s: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** Sentences of a paragraph; a sentence never ends inside a code span. */
-export function sentences(paragraph: string): string[] {
-  const spans: string[] = [];
-  const masked = paragraph.replace(/`[^`]*`/g, (m) => `\u0000${spans.push(m) - 1}\u0000`);
-  return masked
-    .split(/(?<=[.!?])\s+(?=["“(\u0000]?[A-Z0-9$€£\u0000])/)
-    .map((s) => s.replace(/\u0000(\d+)\u0000/g, (_, i) => spans[Number(i)]!).trim())
-    .filter(Boolean);
-}
-
 const cells = (line: string): string[] =>
   line
     .trim()
@@ -93,7 +85,7 @@ function segments(body: string): Segment[] {
       if (!groups.length || LABEL.test(line.text)) groups.push([line]);
       else groups.at(-1)!.push(line);
     for (const group of groups)
-      for (const text of sentences(plainText(group.map((l) => l.text).join(' '))))
+      for (const text of sourceSentences(plainText(group.map((l) => l.text).join(' '))))
         out.push({ kind: 'sentence', text, start: group[0]!.start, end: group.at(-1)!.end, block, heading });
     paragraph = [];
     block++;

@@ -80,7 +80,7 @@ const SCALES: Record<string, number> = {
   crore: 1e7,
 };
 
-interface Parsed {
+export interface Parsed {
   start: number;
   end: number;
   raw: string;
@@ -113,6 +113,12 @@ export const APPROX_BEFORE =
 
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
+  const parsed = parseNumbers(text, o);
+  return factsOf(text, parsed, o);
+}
+
+/** Every number in digits where it stands, with its readings (for those that ask where, as the extractive answer). */
+export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
   const parsed: Parsed[] = [];
   for (const m of numberMatches(text)) {
     const g = m.groups!;
@@ -172,7 +178,10 @@ export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; te
       plain: !unit && scale === 1 && !suffix,
     });
   }
-  // A range's first number takes the unit and scale of its second, as another reading.
+  return parsed;
+}
+
+function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   for (let i = 0; i < parsed.length; i++) {
     const p = parsed[i]!;
