@@ -43,10 +43,6 @@ const HEADS = [
   'Model',
   'Boeing',
   'Airbus',
-  'Series',
-  'Gen',
-  'Generation',
-  'Mark',
   'Mk',
   'Apollo',
   'Falcon',
@@ -74,24 +70,7 @@ const HEADS = [
   'Figure',
   'Fig.',
   'Table',
-  'Step',
-  'Phase',
-  'Level',
-  'Tier',
-  'Stage',
-  'Grade',
-  'Class',
-  'Type',
-  'Category',
-  'Zone',
-  'Gate',
-  'Terminal',
-  'Platform',
   'Flight',
-  'Room',
-  'Building',
-  'Bus',
-  'Line',
 ];
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const NAMED = new RegExp(
@@ -103,9 +82,20 @@ const NAMED = new RegExp(
   'gu',
 );
 
+// The same kind of name, abbreviated: "Art. 17" is "Article 17".
+const ALIASES: Record<string, string> = {
+  art: 'article',
+  sec: 'section',
+  '§': 'section',
+  fig: 'figure',
+  mk: 'mark',
+};
+
 /** The token an identifier is compared as: case, spaces and hyphens between its parts do not matter. */
-export const identifierKey = (head: string, number: string): string =>
-  `id:${head.toLowerCase().replace(/[\s.]+/g, '')}${number.toLowerCase()}`;
+export function identifierKey(head: string, number: string): string {
+  const h = head.toLowerCase().replace(/[\s.]+/g, '');
+  return `id:${ALIASES[h] ?? h}${number.toLowerCase()}`;
+}
 
 /** Reads identifiers; returns the facts and the text with those spans blanked. */
 export function readIdentifiers(input: string): { facts: Fact[]; text: string } {

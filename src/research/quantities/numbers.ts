@@ -1,5 +1,5 @@
-import { digitRuns, type Fact } from './fact.js';
-import { quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
+import { digitRuns, type Fact, readAll } from './fact.js';
+import { FRACTION_PERCENT, quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
 
 // Numbers written in digits: grouping (1,000 · 1.000 · 1'000 · 10 000 · 1,50,000), decimal point or comma,
 // a currency before or after, a sign, a scale (1.5m, $2.5 million, 3bn) and what it counts (%, days, °C).
@@ -111,6 +111,28 @@ const SIGN_WORD = /(?:^|[^\p{L}])(?:minus|negative)\s+$/iu;
 export const APPROX_BEFORE =
   /(?:^|[^\p{L}])(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|more than|less than|fewer than|under|just over|just under|close to|circa|c\.|an estimated|estimated|~|≈|~\s?|≈\s?)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/iu;
 
+const SLASH = /(\d{1,3})\s?\/\s?(\d{1,3})(?![\d/.,]\d|\d)/g;
+
+/**
+ * "3/4" and "24/7": a fraction in digits (a date has a year, and was read before), its value and its
+ * per cent, and as written. Returns the facts and the text with them blanked.
+ */
+export function readSlashFractions(text: string): { facts: Fact[]; text: string } {
+  if (!text.includes('/')) return { facts: [], text };
+  return readAll(
+    text,
+    SLASH,
+    (m) => {
+      const [a, b] = [Number(m[1]), Number(m[2])];
+      if (b === 0) return undefined;
+      const readings: Reading[] = [{ value: a / b, step: 0.001 }];
+      if (a < b) readings.push({ value: (100 * a) / b, unit: FRACTION_PERCENT, step: 1 });
+      return [quantity(m[0], readings, [], [`w:${a}/${b}`])];
+    },
+    /[\d/.,\p{L}]/u,
+  );
+}
+
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
   const parsed = parseNumbers(text, o);
@@ -217,6 +239,13 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
       readings = [...unsigned];
       for (const r of unsigned) if (r.value > 0) readings.push({ ...r, value: -r.value });
     }
+    // "2 hours 30 minutes", "1 h 30 min", "5 ft 10 in": one quantity, in the smaller unit.
+    const joined = next && compound(p, next, text.slice(p.end, next.start));
+    if (joined) {
+      facts.push(quantity(text.slice(p.start, next.end), [joined]));
+      i++;
+      continue;
+    }
     facts.push(quantity(p.raw, readings, p.written, p.extra));
   }
   if (parsed.length === 0) return { facts, text };
@@ -228,6 +257,17 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
   }
   parts.push(text.slice(at));
   return { facts, text: parts.join('') };
+}
+
+/** Two parts of one quantity: the same dimension, a larger unit then a smaller, nothing but "and" between. */
+function compound(a: Parsed, b: Parsed, between: string): Reading | undefined {
+  const [ma, mb] = [a.unit?.measure, b.unit?.measure];
+  if (!ma || !mb || ma.dim !== mb.dim || ma.offset || mb.factor >= ma.factor) return undefined;
+  if (a.readings.length !== 1 || b.readings.length !== 1 || !/^\s*(?:,\s*)?(?:and\s+)?$/.test(between))
+    return undefined;
+  const [ra, rb] = [a.readings[0]!, b.readings[0]!];
+  if (ra.value < 0 || rb.value < 0) return undefined;
+  return { value: (ra.value * ma.factor) / mb.factor + rb.value, unit: b.unit, step: rb.step };
 }
 
 const blanks: string[] = [];

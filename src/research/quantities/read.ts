@@ -1,7 +1,7 @@
 import { readDates } from './dates.js';
 import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
-import { decimalComma, readNumbers } from './numbers.js';
+import { decimalComma, readNumbers, readSlashFractions } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { readNumberWords } from './words.js';
 
@@ -33,12 +33,14 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; u
   const dates = readDates(text);
   const periods = readPeriods(dates.text);
   const ids = readIdentifiers(periods.text);
-  const numbers = readNumbers(ids.text, { comma, flexibleSign: o.flexibleSign });
+  const slashes = readSlashFractions(ids.text);
+  const numbers = readNumbers(slashes.text, { comma, flexibleSign: o.flexibleSign });
   const facts = [
     ...words.facts,
     ...dates.facts,
     ...periods.facts,
     ...ids.facts,
+    ...slashes.facts,
     ...numbers.facts,
     ...readNumberWords(words.text),
   ];

@@ -151,6 +151,14 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
 
 const simple = (cls: string, kind: FactKind): Unit => ({ cls, accepts: [cls], kind });
 
+/** A share's per cent, a reading of its own: "three-fifths" and "3/5" hold "60%", "a third" "33%". */
+export const FRACTION_PERCENT: Unit = {
+  cls: 'frac',
+  accepts: ['frac', 'pct'],
+  kind: 'percent',
+  measure: { dim: 'pct', factor: 1 },
+};
+
 /** A word's first letter in either case: a name starting a heading or a table cell is still a name. */
 const either = (words: string): string =>
   words.replace(/(^|\|)([a-z])/g, (_, bar: string, c: string) => `${bar}[${c}${c.toUpperCase()}]`);

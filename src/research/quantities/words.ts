@@ -1,6 +1,6 @@
 import type { Fact } from './fact.js';
 import { APPROX_BEFORE } from './numbers.js';
-import { quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
+import { FRACTION_PERCENT, quantity, type Reading, UNIT_AFTER, unitOf } from './units.js';
 
 // Numbers written as words, with what they count: "thirty days", "fifteen percent", "twenty-five",
 // "one hundred and five", "a dozen", "one and a half hours" (1.5 hours), "half an hour", "an hour and a half".
@@ -56,13 +56,6 @@ const FRACTION = new RegExp(
     .join('|')})\\b(?!\\s+(?:of\\s+(?:the\\s+)?)?(?:\\d|year|quarter|century))(?:\\s+of\\s+an?\\s+(\\w+))?`,
   'gi',
 );
-/** A fraction's per cent, a reading of its own: "three-fifths" holds "60%", "a third" "33%". */
-const FRACTION_PERCENT: Unit = {
-  cls: 'frac',
-  accepts: ['frac', 'pct'],
-  kind: 'percent',
-  measure: { dim: 'pct', factor: 1 },
-};
 const HALF_SCALE = /\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b/gi;
 const SCALE_AFTER = /^\s+(dozen|hundred|thousand|million|billion)\b/i;
 const SIGN_WORD = /(?:^|\W)(?:minus|negative)\s+$/i;
@@ -99,6 +92,7 @@ export function readNumberWords(input: string): Fact[] {
       });
   if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
     text = readFractions(text, facts);
+  if (/\b(?:in|out of)\s/.test(text) || /\bhalf\s/i.test(text)) shares(text, facts);
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
     if (run.length === 0) return;
@@ -196,6 +190,32 @@ function readFractions(input: string, facts: Fact[]): string {
     return ' '.repeat(raw.length);
   });
   return text;
+}
+
+const SHARE = new RegExp(
+  `\\b(\\d{1,3}|${SMALL.slice(1, 11).join('|')})\\s+(?:in|out\\s+of)\\s+(\\d{1,4}|${SMALL.slice(2).join('|')}|${Object.keys(TENS).join('|')}|a\\s+hundred)\\b`,
+  'gi',
+);
+const HALF_OF = /\b[Hh]alf\s+(?:of|the|all|their|its|our)\b/g;
+const count = (w: string): number => {
+  const lower = w.toLowerCase();
+  if (/^\d/.test(w)) return Number(w);
+  if (lower === 'a hundred') return 100;
+  return TENS[lower] ?? SMALL.indexOf(lower);
+};
+
+/**
+ * Shares a source states in words, as the per cent they are ("1 in 5" holds "20%", "half of staff"
+ * "50%"). Only given, never checked: the numbers of "1 in 5" are read as numbers too.
+ */
+function shares(text: string, facts: Fact[]): void {
+  for (const m of text.matchAll(SHARE)) {
+    const [a, b] = [count(m[1]!), count(m[2]!)];
+    if (a > 0 && b > a)
+      facts.push({ ...quantity(m[0], [{ value: (100 * a) / b, unit: FRACTION_PERCENT }]), weak: true });
+  }
+  for (const m of text.matchAll(HALF_OF))
+    facts.push({ ...quantity(m[0], [{ value: 50, unit: FRACTION_PERCENT }]), weak: true });
 }
 
 /** The values of a run of number words; words that cannot belong to one number start the next. */
