@@ -100,7 +100,7 @@ export function undoLayout(text: string): string {
   return (
     `\n${normalise(text)}`
       // `1.`, `2)`, `(3)` starting a line or list item, and `## 1.2 Heading` numbers.
-      .replace(/\n([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t]+\S)/g, '\n$1')
+      .replace(/\n([ \t]*(?:>[ \t]*)*(?:[-*+•][ \t]+)?)(?:\d{1,3}[.)]|\(\d{1,3}\))(?=[ \t])/g, '\n$1')
       .replace(/\n([ \t]*#{1,6}[ \t]+)\d+(?:\.\d+)*\.?(?=[ \t])/g, '\n$1')
       // `(2)` enumerating inside a sentence: "(1) refunds and (2) returns" (the character before is
       // tested here, so that the scan looks for `(` alone).
