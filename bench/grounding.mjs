@@ -102,6 +102,35 @@ if (old)
     `before (${OLD}): false alarms ${oldAlarms}/${right} (${pct(oldAlarms, right)}), misses ${oldMisses}/${wrong} (${pct(oldMisses, wrong)})`,
   );
 
+// The families written after the quantity reader was rebuilt (test/fixtures/grounding/families.json):
+// conversions, units it does not know, identifiers, fractions, ranges, approximations, table headers.
+{
+  const later = JSON.parse(readFileSync(join(root, 'test/fixtures/grounding/families.json'), 'utf8'));
+  let [r, w, fa, mi, nc] = [0, 0, 0, 0, 0];
+  console.log('\nlater families                         right  false alarms  wrong  misses  not checked');
+  for (const f of later) {
+    const sources = [{ n: 1, text: f.source }];
+    const alarms = f.right.filter((s) => checkGrounding(s, sources).unsupported.length > 0);
+    const results = f.wrong.map((s) => checkGrounding(s, sources));
+    const missed = results.filter((g) => g.unsupported.length === 0 && g.notChecked === 0).length;
+    const abstained = results.filter((g) => g.unsupported.length === 0 && g.notChecked > 0).length;
+    [r, w, fa, mi, nc] = [
+      r + f.right.length,
+      w + f.wrong.length,
+      fa + alarms.length,
+      mi + missed,
+      nc + abstained,
+    ];
+    console.log(
+      `${f.family.slice(0, 38).padEnd(38)} ${String(f.right.length).padStart(5)} ${String(alarms.length).padStart(13)} ${String(f.wrong.length).padStart(6)} ${String(missed).padStart(7)} ${String(abstained).padStart(12)}`,
+    );
+    if (show) for (const s of alarms) console.log(`    false alarm: ${s}`);
+  }
+  console.log(
+    `later families: false alarms ${fa}/${r} (${pct(fa, r)}), misses ${mi}/${w} (${pct(mi, w)}), not checked ${nc}/${w}`,
+  );
+}
+
 // Speed: 20 sources of 20,000 characters built from the bundled documents (real prose with figures), and
 // a 3,000-word answer of cited sentences restating their figures (some wrong).
 const dir = join(root, 'content');
