@@ -262,3 +262,18 @@ describe('evidence', () => {
     expect(findEvidence('A claim [9].', [doc(1, 'Text.')])).toEqual([]);
   });
 });
+
+describe('evidence reads quantities as the grounding check does', () => {
+  it('finds the sentence stating a figure the claim writes another way', () => {
+    // The other sentence shares more words; only the figure, read as a number, tells them apart.
+    const source = doc(
+      1,
+      'Returned items must be unused items in their box. Items come back within 30 days. ' +
+        'The refund fund holds and audits refunds. Its balance is $2,500,000.',
+    );
+    const [days] = findEvidence('Unused items may be returned within thirty days [1].', [source]);
+    expect(days?.quote).toContain('Items come back within 30 days.');
+    const [fund] = findEvidence('The refund fund holds $2.5 million [1].', [source]);
+    expect(fund?.quote).toContain('Its balance is $2,500,000.');
+  });
+});

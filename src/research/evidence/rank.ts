@@ -1,3 +1,4 @@
+import { readFacts } from '../quantities/read.js';
 import { stem } from '../text.js';
 import type { LocatedSentence } from './sentences.js';
 
@@ -25,9 +26,20 @@ export function tokens(text: string): string[] {
 export const normalize = (token: string): string =>
   NUMBER.test(token) ? token.replace(/[,'’](?=\p{N}{3}(?!\p{N}))/gu, '') : stem(token);
 
-/** Each term of a claim with its weight: numbers three times, names twice, other words once. */
+/**
+ * Each term of a claim with its weight: numbers three times, names twice, other words once. The claim's
+ * quantities as the quantity reader reads them count as numbers too, so "thirty days" finds a source's
+ * "30 days" and "$2.5 million" its "$2,500,000".
+ */
 export function claimTerms(claim: string): Map<string, number> {
   const weights = new Map<string, number>();
+  if (
+    /\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)/i.test(
+      claim,
+    )
+  )
+    for (const fact of readFacts(claim))
+      for (const key of fact.gives) if (key.startsWith('n:') && !fact.weak) weights.set(key.slice(2), 3);
   let first = true;
   for (const raw of tokens(claim)) {
     const lower = raw.toLowerCase();
