@@ -108,6 +108,22 @@ const SYMBOLS: Table = {
   'kB/s': ['rate', 1e3],
   'MB/s': ['rate', 1e6],
   'GB/s': ['rate', 1e9],
+  V: ['voltage', 1],
+  mV: ['voltage', 1e-3],
+  kV: ['voltage', 1e3],
+  mA: ['current', 1e-3],
+  kA: ['current', 1e3],
+  Ah: ['charge', 3600],
+  mAh: ['charge', 3.6],
+  Pa: ['pressure', 1],
+  kPa: ['pressure', 1e3],
+  MPa: ['pressure', 1e6],
+  hPa: ['pressure', 100],
+  bar: ['pressure', 1e5],
+  mbar: ['pressure', 100],
+  psi: ['pressure', 6894.757293168],
+  N: ['force', 1],
+  kN: ['force', 1e3],
   '%': ['pct', 1],
   pp: ['pp', 1],
   bp: ['pp', 0.01],
@@ -196,6 +212,14 @@ const NAMES: Table = {
   'megawatt hour': ['energy', 3.6e9],
   calorie: ['energy', 4184],
   kilocalorie: ['energy', 4184],
+  volt: ['voltage', 1],
+  kilovolt: ['voltage', 1e3],
+  ampere: ['current', 1],
+  amp: ['current', 1],
+  pascal: ['pressure', 1],
+  kilopascal: ['pressure', 1e3],
+  newton: ['force', 1],
+  kilonewton: ['force', 1e3],
   hertz: ['frequency', 1],
   kilohertz: ['frequency', 1e3],
   megahertz: ['frequency', 1e6],
@@ -226,7 +250,7 @@ const symbols = new Map(Object.entries(SYMBOLS).map(([k, v]) => [k.replace(/_$/,
 const names = new Map(Object.entries(NAMES));
 
 /** Lower-case unit symbols that are not words: compared as written when the table does not know them. */
-export const LOWER_SYMBOLS = 'ppm ppb psi rpm dpi ppi fps bpm lx lm mol cd sr kt cc mAh'.split(' ');
+export const LOWER_SYMBOLS = 'ppm ppb rpm dpi ppi fps bpm lx lm mol cd sr kt cc'.split(' ');
 
 /** The measure a unit as written names, if the table knows it. */
 export function measureOf(unit: string): Measure | undefined {

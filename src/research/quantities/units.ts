@@ -96,6 +96,12 @@ export function unitOf(before: string | undefined, after: string | undefined): U
 
 const units = new Map<string, Unit | undefined>();
 
+const NOT_UNITS = new Set(
+  'GMT UTC Z EST EDT CST CDT MST MDT PST PDT CET CEST EET EEST WET WEST BST IST JST KST AEST AEDT NZST AD BC BCE CE'.split(
+    ' ',
+  ),
+);
+
 function readUnit(before: string | undefined, after: string | undefined): Unit | undefined {
   const cur = before?.trim();
   if (cur) {
@@ -145,6 +151,8 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
     const cls = `m:${measure.dim}:${canonical(measure.factor)}:${canonical(measure.offset ?? 0)}`;
     return { cls, accepts: [cls], kind, measure };
   }
+  // Time zones and eras say when, not what a number counts.
+  if (NOT_UNITS.has(b)) return undefined;
   // A unit the table does not know is compared as written (40 Nm is not 40 kN, 12 dB not 12 dBm).
   return simple(`w:${b.replace(/(?<=[A-Z]{2})s$/, '')}`, 'measure');
 }
@@ -172,7 +180,7 @@ const TWO_LETTER_WORDS =
  * measures.ts by name or symbol, and a symbol the table does not know (TEU, Nm, dBm), kept as written.
  * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
  */
-export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?')})(?!\w)|(?:\s+|-)(?:(?:${either('business|working|calendar')})[\s-]+)?(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJL](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?')})(?!\w)|(?:\s+|-)(?:(?:${either('business|working|calendar')})[\s-]+)?(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
 
 /**
  * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source
