@@ -230,6 +230,17 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
       readings = keep(
         p.readings.map((r) => ({ ...r, value: r.value * next.scale, step: (r.step ?? 1) * next.scale })),
       );
+    // "2019–21": a year range's end written with two digits is a year of the same century.
+    const previousYear = parsed[i - 1];
+    if (
+      previousYear &&
+      /^\d\d$/.test(p.raw.replace(/^[-−–]/, '')) &&
+      YEAR_LIKE.test(previousYear.raw) &&
+      RANGE_STRICT.test(text.slice(previousYear.end, p.start) + (/^[-−–]/.test(p.raw) ? '–' : ''))
+    ) {
+      const year = Math.floor(Number(previousYear.raw) / 100) * 100 + Math.abs(p.readings[0]!.value);
+      if (year > Number(previousYear.raw)) readings = [...readings, { value: year, step: 1 }];
+    }
     const previous = parsed[i - 1];
     const before = previous ? text.slice(previous.end, p.start) + (/^[-−–]/.test(p.raw) ? '–' : '') : '';
     if (previous?.unit && !p.unit && RANGE_STRICT.test(before))
