@@ -47,6 +47,7 @@ mark.flag{background:var(--mark);color:var(--markfg);text-decoration:underline w
 text-decoration-thickness:1px;text-underline-offset:3px}
 .flagmark{color:var(--flag);font-weight:700}
 tr.flag td{background:var(--mark);color:var(--markfg)}
+.checks{color:var(--muted);font-size:.9em}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .sources li,.flags li{margin:.4rem 0}
 .sources li:target,.flags li:target{background:var(--mark);color:var(--markfg)}

@@ -31,6 +31,7 @@ export function renderHtml(run: Record<string, unknown>, extra: { models?: strin
     view.truncated ? '<p class="notice">Cut off at the output limit: this answer is incomplete.</p>' : '',
     sourceList(view),
     flagList(view, marked),
+    checkCounts(view),
     `<footer>Written by <code>agent research</code>${view.id !== undefined ? ` · run #${view.id} (<code>agent reports --show ${view.id}</code>)` : ''}.</footer>`,
   ];
   return `<!doctype html>
@@ -91,6 +92,15 @@ function sourceList(view: RunView): string {
     return `<li id="src-${s.n}" value="${s.n}"><strong>${esc(s.title)}</strong><br>${where}${how.length ? `<br><span class="src-meta">${esc(how.join(', '))}</span>` : ''}</li>`;
   });
   return `<section aria-labelledby="sources-title"><h2 id="sources-title">Sources</h2><ol class="sources">${items.join('\n')}</ol></section>`;
+}
+
+/** How many cited claims the grounding check compared, and how many it could not: silence is not support. */
+function checkCounts(view: RunView): string {
+  const c = view.checks;
+  if (!c || c.notChecked === undefined) return '';
+  const flagged = view.flags.length;
+  const claims = (n: number) => `${n} cited claim${n === 1 ? '' : 's'}`;
+  return `<p class="checks">The grounding check compared the figures, dates and quotations of ${claims(c.checked)}${flagged ? ` (${flagged} flagged above)` : ''}; ${claims(c.notChecked)} had nothing it could compare and ${c.notChecked === 1 ? 'was' : 'were'} not checked.</p>`;
 }
 
 function flagList(view: RunView, marked: Set<number>): string {

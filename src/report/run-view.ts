@@ -39,6 +39,8 @@ export interface RunView {
   sources: ViewSource[];
   evidence: ViewEvidence[];
   flags: ViewFlag[];
+  /** The grounding check's counts, when the run has them (runs before `notChecked` have only `checked`). */
+  checks?: { checked: number; notChecked?: number };
 }
 
 type Obj = Record<string, unknown>;
@@ -77,7 +79,16 @@ export function runView(run: Obj, extra: { models?: string[] } = {}): RunView {
     sources,
     evidence,
     flags: flagsOf(run),
+    checks: checksOf(run),
   };
+}
+
+function checksOf(run: Obj): RunView['checks'] {
+  const g = isObj(run.grounding) ? run.grounding : {};
+  const checked = num(g.checked);
+  if (checked === undefined) return undefined;
+  const notChecked = num(g.notChecked);
+  return notChecked === undefined ? { checked } : { checked, notChecked };
 }
 
 function modelsOf(run: Obj): string[] | undefined {

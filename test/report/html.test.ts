@@ -194,6 +194,14 @@ describe('flags where the reader looks', () => {
     expect(flagged.querySelector('#flag-3 a[href="#flagged-3"]')?.text).toBe('Show in the text');
   });
 
+  it('says how many cited claims were checked and how many were not', () => {
+    expect(flagged.querySelector('p.checks')?.text).toBe(
+      'The grounding check compared the figures, dates and quotations of 6 cited claims (4 flagged above); 0 cited claims had nothing it could compare and were not checked.',
+    );
+    // A run saved before the count existed says nothing rather than something wrong.
+    expect(doc.querySelector('p.checks')).toBeNull();
+  });
+
   it('lists flagged sentences as text, not Markdown', () => {
     const listed = flagged.querySelectorAll('ul.flags q').map((q) => q.text);
     expect(listed).toEqual([
