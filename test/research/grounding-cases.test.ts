@@ -40,6 +40,18 @@ describe('the grounding case table', () => {
       expect(f.wrong.filter((s) => !flagged(f, s))).toEqual([]);
     });
 
+  it('judges one-line restatements of everyday figures: right ones pass, wrong ones are flagged or not checked', () => {
+    const pairs: { source: string; answer: string; right: boolean }[] = JSON.parse(
+      readFileSync(join(ROOT, 'test/fixtures/grounding/pairs.json'), 'utf8'),
+    );
+    const verdict = (p: (typeof pairs)[number]) => {
+      const g = checkGrounding(p.answer, [{ n: 1, text: p.source }]);
+      return g.unsupported.length ? 'flagged' : g.notChecked ? 'not checked' : 'supported';
+    };
+    expect(pairs.filter((p) => p.right && verdict(p) === 'flagged')).toEqual([]);
+    expect(pairs.filter((p) => !p.right && verdict(p) === 'supported')).toEqual([]);
+  });
+
   it('says what is missing as the answer wrote it', () => {
     const [euro] = families.filter((f) => f.family === 'european decimal comma');
     const result = checkGrounding('The reserve is €1.234,00 and the discount 15,5 % [1].', [

@@ -1,3 +1,4 @@
+import { withoutLinkMarkup } from '../../formats/escape.js';
 import { CITE, citedClaims } from '../claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
@@ -91,18 +92,19 @@ function nearIn(source: SourceIndex, wanted: Near[] | undefined): boolean {
   if (!wanted) return false;
   for (const w of wanted) {
     // Exact values in the same unit are the keys' to match; here only what keys cannot.
-    if (!w.tol && !w.approx) continue;
+    if (!w.below && !w.above && !w.approx) continue;
     const list = source.near.get(w.dim);
     if (!list) continue;
-    const slack = (w.tol ?? 0) + 1e-9 * Math.max(1, Math.abs(w.value));
+    const epsilon = 1e-9 * Math.max(1, Math.abs(w.value));
+    const [from, to] = [w.value - (w.below ?? 0) - epsilon, w.value + (w.above ?? 0) + epsilon];
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid]!.value < w.value - slack) lo = mid + 1;
+      if (list[mid]!.value < from) lo = mid + 1;
       else hi = mid;
     }
-    for (let i = lo; i < list.length && list[i]!.value <= w.value + slack; i++)
+    for (let i = lo; i < list.length && list[i]!.value <= to; i++)
       if (w.approx || list[i]!.cls !== w.cls) return true;
   }
   return false;
@@ -135,7 +137,9 @@ export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; 
 }
 
 /** Reads a source's facts once: the costly part of the check, which does not depend on the answer. */
-export function indexSource(text: string): SourceIndex {
+export function indexSource(source: string): SourceIndex {
+  // Link addresses and footnote marks of converted HTML and Word text are neither words nor figures.
+  const text = withoutLinkMarkup(source);
   const facts = readFacts(text);
   for (const f of tableHeaderUnits(text)) facts.push(f);
   const keys = keysOf(facts);

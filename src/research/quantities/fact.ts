@@ -25,8 +25,9 @@ export interface Near {
   value: number;
   /** The unit as read: the same unit compares by key, exactly, unless the answer is approximate. */
   cls: string;
-  /** An answer's: how far a source's value may be (less than this), from its own precision. */
-  tol?: number;
+  /** An answer's: how far below and above it a source's value may be, from its precision and wording. */
+  below?: number;
+  above?: number;
   approx?: boolean;
   /** Only an answer's: a source stating it does not give it. */
   asked?: boolean;

@@ -109,7 +109,18 @@ const YEAR_LIKE = /^(?:1[5-9]|20)\d\d$/;
 const SIGN_WORD = /(?:^|[^\p{L}])(?:minus|negative)\s+$/iu;
 /** Words that make a figure approximate: it then holds within the rounding it implies. */
 export const APPROX_BEFORE =
-  /(?:^|[^\p{L}])(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|more than|less than|fewer than|under|just over|just under|close to|circa|c\.|an estimated|estimated|~|≈|~\s?|≈\s?)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/iu;
+  /(?:^|[^\p{L}])(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|more than|less than|fewer than|under|just over|just under|close to|circa|c\.|an estimated|estimated|upwards of|~|≈|~\s?|≈\s?)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/iu;
+const OVER_BEFORE = /(?:over|more than|upwards of)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/i;
+const UNDER_BEFORE = /(?:under|less than|fewer than|nearly|almost)\s*(?:[$€£¥₹]|[A-Z]{3}\s?)?$/i;
+
+/**
+ * How the words before a figure make it approximate: `over` ("more than 1,000") holds a little above it,
+ * `under` ("nearly 2 million", "just under 2.5%") a little below, `true` ("about") either side.
+ */
+export function approximation(before: string): Reading['approx'] {
+  if (!APPROX_BEFORE.test(before)) return undefined;
+  return OVER_BEFORE.test(before) ? 'over' : UNDER_BEFORE.test(before) ? 'under' : true;
+}
 
 const SLASH = /(\d{1,3})\s?\/\s?(\d{1,3})(?![\d/.,]\d|\d)/g;
 
@@ -168,7 +179,7 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       g.sign2 ||
       (!g.sign && SIGN_WORD.test(before));
     const value = negative ? digits.value * -1 : digits.value;
-    const approx = APPROX_BEFORE.test(before);
+    const approx = approximation(before);
     const places = g.dec ? g.dec.length - 1 : 0;
     let readings: Reading[];
     let scale = 1;

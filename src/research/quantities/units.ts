@@ -19,8 +19,8 @@ export interface Reading {
   unit?: Unit;
   /** The place of the last digit written, in the value's unit: 0.1 for "4.8 km", 1e5 for "2.5 million". */
   step?: number;
-  /** Written as approximate ("about 40%", "nearly 2 million"). */
-  approx?: boolean;
+  /** Written as approximate: "about 40%" (true), "more than 1,000" (over), "nearly 2 million" (under). */
+  approx?: boolean | 'over' | 'under';
 }
 
 const DOLLARS = ['USD', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD'];
@@ -201,7 +201,7 @@ export function quantity(
   // Most numbers have one reading: their keys are made once per value and unit and shared (never mutated).
   if (readings.length === 1 && written.length === 0 && extra.length === 0) {
     const { value, unit, step, approx } = readings[0]!;
-    const key = `${value}|${unit?.cls ?? ''}|${step ?? ''}|${approx ? 1 : 0}`;
+    const key = `${value}|${unit?.cls ?? ''}|${step ?? ''}|${approx ?? ''}`;
     let keys = single.get(key);
     if (!keys) {
       if (single.size > 50_000) single.clear();
@@ -259,28 +259,44 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   const cls = unit?.cls ?? '';
   const out: Near[] = [];
   const size = Math.abs(value);
+  // An approximate figure's reach either side: its rounding, and on a bound's open side up to a share.
   const rounding = approx ? Math.max(step / 2, Math.min(significantStep(value) / 2, size * APPROX_SHARE)) : 0;
+  const open = Math.max(rounding, size * APPROX_SHARE);
+  const below = approx === 'under' ? open : approx === 'over' ? step / 2 : rounding;
+  const above = approx === 'over' ? open : approx === 'under' ? step / 2 : rounding;
+  const near = (dim: string, v: number, factor = 1, asked?: true): Near => ({
+    dim,
+    value: v,
+    cls,
+    below: below * factor,
+    above: above * factor,
+    approx: Boolean(approx),
+    ...(asked ? { asked } : {}),
+  });
   if (!unit) {
-    out.push(
-      { dim: 'n', value, cls, tol: rounding, approx },
-      { dim: 'b', value, cls, tol: rounding, approx },
-    );
+    out.push(near('n', value), near('b', value));
     return out;
   }
   // A source's figure with a unit is still a number as written (for a bare answer's lookup); an
   // approximate answer's with a unit may hold against a bare figure in a source.
   out.push({ dim: 'n', value, cls });
-  if (approx) out.push({ dim: 'b', value, cls, tol: rounding, approx, asked: true });
+  if (approx) out.push(near('b', value, 1, true));
   if (unit.cls.startsWith('cur:')) {
-    for (const a of unit.accepts) out.push({ dim: a, value, cls, tol: rounding, approx });
+    for (const a of unit.accepts) out.push(near(a, value));
     return out;
   }
   const m = unit.measure;
   if (!m) return out;
-  const tol = approx
-    ? rounding * m.factor
+  const base = value * m.factor + (m.offset ?? 0);
+  if (approx) {
+    out.push(near(m.dim, base, m.factor));
+    return out;
+  }
+  // Another unit of the dimension: within half the last digit, at most a share (none for an offset scale).
+  const tol = m.offset
+    ? (step / 2) * m.factor
     : Math.min((step / 2) * m.factor, size * m.factor * CONVERSION_SHARE);
-  out.push({ dim: m.dim, value: value * m.factor + (m.offset ?? 0), cls, tol, approx });
+  out.push({ dim: m.dim, value: base, cls, below: tol, above: tol });
   return out;
 }
 

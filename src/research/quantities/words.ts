@@ -1,5 +1,5 @@
 import type { Fact } from './fact.js';
-import { APPROX_BEFORE } from './numbers.js';
+import { approximation } from './numbers.js';
 import { FRACTION_PERCENT, quantity, type Reading, UNIT_AFTER, unitOf } from './units.js';
 
 // Numbers written as words, with what they count: "thirty days", "fifteen percent", "twenty-five",
@@ -115,7 +115,7 @@ export function readNumberWords(input: string): Fact[] {
     const weak = run.length === 1 && first.word === 'one' && !unit && !half;
     const before = text.slice(Math.max(0, first.start - 24), first.start);
     const sign = SIGN_WORD.test(before) ? -1 : 1;
-    const approx = APPROX_BEFORE.test(before);
+    const approx = approximation(before);
     const factor = scale ? WORD_SCALE[scale[1]!.toLowerCase()]! : 1;
     for (const value of wordValues(run.map((t) => t.word))) {
       const fact = quantity(raw, [{ value: sign * (value + (half ? 0.5 : 0)) * factor, unit, approx }]);
