@@ -110,6 +110,15 @@ const identifier = fc
     return { forms, wrong };
   });
 
+const temperature = fc.integer({ min: 1, max: 40 }).map((c): Case => {
+  const f = Math.round((c * 9) / 5 + 32);
+  const exactF = (c * 9) / 5 + 32 === f;
+  const forms = [`${c} °C`, `${c}°C`, `${c} degrees Celsius`, ...(exactF ? [`${f} °F`] : [])];
+  // The sign changed, the scale changed, the value changed.
+  const wrong = [`-${c} °C`, `minus ${c} °C`, `${c} °F`, `${c + 2} °C`];
+  return { forms, wrong };
+});
+
 const sentence = (phrase: string) => `The figure stated is ${phrase} in this case [1].`;
 const source = (phrase: string) => `In the source, the figure is ${phrase} for the year.`;
 
@@ -124,6 +133,7 @@ const families: [string, fc.Arbitrary<Case>][] = [
   ['measures in their units and conversions', measured],
   ['per cent in digits and words', percent],
   ['identifiers', identifier],
+  ['temperatures, with their sign', temperature],
 ];
 
 describe('the grounding check, by property', () => {
