@@ -100,7 +100,8 @@ export async function toPage(fetched: Fetched, signal?: AbortSignal, limits?: Pd
   const looksHtml = type === '' && /^\s*</.test(text);
   if (type === 'text/html' || type === 'application/xhtml+xml' || looksHtml) {
     const { extractHtml } = await import('../formats/html/html-to-text.js');
-    const { title, text: body } = extractHtml(text);
+    // Links are kept, resolved against the page's address, so a source can be cited by them.
+    const { title, text: body } = extractHtml(text, fetched.url);
     if (!body.trim()) throw new ToolError(`${fetched.url} has no readable text (it may need JavaScript).`);
     return { url: fetched.url, title, text: body, kind: 'html' };
   }
@@ -160,8 +161,8 @@ export function readUrlTool(
     name: 'read_url',
     description:
       'Fetches a public web page, PDF, plain text or JSON and returns its main text, title first, up to ' +
-      '8,000 characters (a PDF with [Page n] markers). Call it when the user gives a URL or a search ' +
-      'result needs reading in full. ' +
+      '8,000 characters (a page as Markdown with its links, a PDF with [Page n] markers). Call it when ' +
+      'the user gives a URL or a search result needs reading in full. ' +
       'Private, local and non-HTTP addresses are refused.',
     parameters: readUrlParameters,
     input: () => import('./inputs.js').then((m) => m.readUrlInput),

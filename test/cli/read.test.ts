@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { makeDocx } from '../support/make-docx.js';
@@ -105,5 +106,65 @@ describe('agent read', () => {
       1,
       expect.stringMatching(/data\.xyz: not a format agent reads \(\.md, /),
     ]);
+  });
+
+  it('reads a local HTML file whole (also by file:// URL), titled from its heading, links and footnotes kept', async () => {
+    // A page the web heuristics would cut to its <article>: the comments box and the aside are the user's text.
+    const html = file(
+      'guide.html',
+      `<html><head><title>Refund guide — Acme docs</title></head><body>
+      <div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>
+      <h1>Refund guide</h1><article><p>Refunds go to the card.<sup><a href="#n1" id="r1">1</a></sup></p></article>
+      <div class="comments"><p>See <a href="policy.html">the policy</a> for store credit.</p></div>
+      <aside class="sidebar"><h2>Limits</h2><p>Agents refund up to <b>$200</b>.</p></aside>
+      <div class="footnotes"><p id="n1"><a href="#r1">1</a> Since 2024.</p></div></body></html>`,
+    );
+    for (const source of [html, pathToFileURL(html).href]) {
+      const r = await runCli(['read', source]);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(r.stdout).toBe(
+        [
+          '# Refund guide',
+          '',
+          'Refunds go to the card.[^1]',
+          '',
+          'See [the policy](policy.html) for store credit.',
+          '',
+          '## Limits',
+          '',
+          'Agents refund up to **$200**.',
+          '',
+          '[^1]: Since 2024.',
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+
+  it('refuses a file over --max-size or AGENT_MAX_DOCUMENT_MB (MiB), saying how to raise the limit', async () => {
+    const notes = file('notes.txt', `${'Refunds go to the card. '.repeat(9000)}\n`); // about 0.21 MiB
+    const over = await runCli(['read', notes, '--max-size', '0.1']);
+    expect([over.code, over.stdout]).toEqual([1, '']);
+    expect(over.stderr).toBe(
+      `agent: ${notes}: larger than the 0.1 MiB limit (0.2 MiB); raise it with AGENT_MAX_DOCUMENT_MB (MiB) or agent read --max-size.\n`,
+    );
+    const byEnv = await runCli(['read', notes], { env: { AGENT_MAX_DOCUMENT_MB: '0.1' } });
+    expect([byEnv.code, byEnv.stderr]).toEqual([1, over.stderr]);
+    // The flag wins over the variable.
+    const raised = await runCli(['read', notes, '--max-size', '1'], {
+      env: { AGENT_MAX_DOCUMENT_MB: '0.1' },
+    });
+    expect(raised.code).toBe(0);
+    const typo = await runCli(['read', notes], { env: { AGENT_MAX_DOCUMENT_MB: '200MB' } });
+    expect([typo.code, typo.stderr]).toEqual([
+      2,
+      'agent: AGENT_MAX_DOCUMENT_MB=200MB is not a size: expected MiB (2^20 bytes), a number above 0, like 200.\n',
+    ]);
+    const zero = await runCli(['read', notes, '--max-size', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/--max-size.*expected a size in MiB above 0/);
+    const help = await runCli(['read', '--help']);
+    expect(help.stdout).toMatch(/--max-size <MiB>\s+read a local file up to this size in MiB/);
+    expect(help.stdout).toMatch(/AGENT_MAX_DOCUMENT_MB/);
   });
 });

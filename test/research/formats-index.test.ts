@@ -79,7 +79,7 @@ describe('documents in every format', () => {
     });
     expect((await listDocuments(store, dir)).map((d) => [d.slug, d.title])).toEqual([
       ['handbook', 'Support Handbook'], // PDF title metadata
-      ['memo', 'memo.docx'], // no heading: the file name, not the first line
+      ['memo', 'The car park closes at 20:00 on Fridays.'], // no heading: its first line, not the file name
       ['notes', 'Office plants'], // a text file's first line
       ['parking', 'Visitor Parking'], // the page's first heading, not its <title>
       ['policies/expenses', 'Expenses Policy'], // the Word document's first heading
@@ -102,11 +102,12 @@ describe('documents in every format', () => {
       slug: 'policies/expenses',
       headingPath: 'Expenses Policy > Meals',
     });
-    // The HTML's main content as Markdown: navigation and footer gone, the table kept as rows.
+    // A local HTML file whole, as Markdown: only its navigation bar left out, the table kept as rows.
     const html = (await getDocument(store, dir, 'parking'))!.body;
     expect(html).toContain('Visitors park in bay C');
     expect(html).toContain('| Monthly | $40 |');
-    expect(html).not.toMatch(/Home|©/);
+    expect(html).toContain('© Example Corp');
+    expect(html).not.toMatch(/Home|News/);
     // Passages know where they are: a PDF passage its page, an HTML one its headings.
     expect((await searchPassages(store, dir, 'duty manager')).map((h) => [h.slug, h.headingPath])).toEqual([
       ['handbook', 'Page 2'],
@@ -241,7 +242,8 @@ describe('files that cannot be read', () => {
       'locked.pdf': expect.stringMatching(/^the PDF is encrypted/),
       'cut.pdf': expect.stringMatching(/^the PDF is damaged or incomplete/),
       'report.docx': 'not a Word document (.docx): the file is not a zip archive',
-      'huge.txt': 'larger than the 50 MB limit (51.0 MB)',
+      'huge.txt':
+        'larger than the 50 MiB limit (51 MiB); raise it with AGENT_MAX_DOCUMENT_MB (MiB) or agent read --max-size',
       'self.md': 'a symbolic link loop',
       'dangling.md': 'a broken symbolic link: its target does not exist',
       'sub/loop': 'a symbolic link loop: it leads back to the content folder',

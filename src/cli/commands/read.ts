@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { maxAgeSetting } from '../../cache/duration.js';
 import { pageCache } from '../../cache/pages.js';
 import { AgentError, errorMessage, UsageError } from '../../errors.js';
@@ -9,6 +10,7 @@ import {
   EXTENSIONS,
   fileTitle,
   isDocumentFile,
+  maxDocumentBytes,
   readDocumentFile,
   reasonOf,
 } from '../../research/documents/read.js';
@@ -21,6 +23,8 @@ import { openDb } from '../open-db.js';
 
 export interface ReadOptions {
   maxChars?: number;
+  /** `--max-size` in MiB: the largest local file read. */
+  maxSize?: number;
   json?: boolean;
   /** `--max-age` in milliseconds. */
   maxAge?: number;
@@ -79,8 +83,21 @@ async function cacheStore(target: string | undefined): Promise<Store | undefined
   }
 }
 
+/** A file:// URL's path; undefined for any other source. */
+function fileUrlPath(source: string): string | undefined {
+  if (!/^file:/i.test(source)) return undefined;
+  try {
+    return fileURLToPath(source);
+  } catch {
+    throw new UsageError(`"${source}" is not a file URL this system can open.`);
+  }
+}
+
 async function readFile(source: string, options: ReadOptions): Promise<ReadResult> {
   const path = resolve(source);
+  // The flag wins over AGENT_MAX_DOCUMENT_MB.
+  const maxBytes =
+    options.maxSize === undefined ? maxDocumentBytes(process.env) : Math.floor(options.maxSize * 2 ** 20);
   let size: number;
   try {
     const stat = statSync(path);
@@ -95,7 +112,7 @@ async function readFile(source: string, options: ReadOptions): Promise<ReadResul
     throw new AgentError(`${source}: not a format agent reads (${EXTENSIONS.join(', ')}).`);
   try {
     // A PDF is read only as far as the characters asked for.
-    const doc = await readDocumentFile(path, { size, maxChars: options.maxChars });
+    const doc = await readDocumentFile(path, { size, maxChars: options.maxChars, maxBytes });
     return {
       title: doc.title ?? fileTitle(path),
       kind: doc.kind,
@@ -116,7 +133,13 @@ function cut(text: string, max: number | undefined): string {
 }
 
 export async function runRead(source: string, options: ReadOptions): Promise<void> {
-  const read = isUrl(source) ? await readUrl(source, options) : await readFile(source, options);
+  const local = fileUrlPath(source);
+  const read =
+    local !== undefined
+      ? await readFile(local, options)
+      : isUrl(source)
+        ? await readUrl(source, options)
+        : await readFile(source, options);
   const text = cut(read.text, options.maxChars);
   if (options.json) {
     const { title, kind, location, pages } = read;

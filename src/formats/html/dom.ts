@@ -199,7 +199,7 @@ export function isHeadingAnchor(e: HTMLElement): boolean {
 /** Permalink marks left at the end of a heading or title ("DNS#", "Usage ¶"). */
 export const stripAnchorMarks = (text: string): string => text.replace(/\s*[#¶§🔗⚓]+$/u, '');
 
-function isHidden(e: HTMLElement): boolean {
+export function isHidden(e: HTMLElement): boolean {
   if (e.hasAttribute('hidden') || e.getAttribute('aria-hidden') === 'true') return true;
   const style = (e.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
   return style.includes('display:none') || style.includes('visibility:hidden');
@@ -222,10 +222,13 @@ export function prune(e: HTMLElement, strict: boolean): void {
     const tag = tagOf(child);
     const role = child.getAttribute('role') ?? '';
     const names = classAndId(child);
-    // Some sites wrap the whole page in one <form>: only a form without prose is dropped.
+    // Some sites wrap the whole page in one <form>: only a form without prose is dropped. Footnotes are
+    // often an <aside> (Sphinx, DPUB-ARIA roles): the article's own, not chrome around it.
     const drop =
       NEVER_TEXT.has(tag) ||
-      (NOT_ARTICLE.has(tag) && !(tag === 'form' && child.querySelectorAll('p').length >= 3)) ||
+      (NOT_ARTICLE.has(tag) &&
+        !(tag === 'form' && child.querySelectorAll('p').length >= 3) &&
+        !(tag === 'aside' && holdsNotes(child))) ||
       isHidden(child) ||
       DROP_ROLES.test(role) ||
       (strict &&
@@ -239,6 +242,11 @@ export function prune(e: HTMLElement, strict: boolean): void {
     else prune(child, strict);
   }
 }
+
+const NOTE_ROLES = '[role="note"], [role="doc-footnote"], [role="doc-endnote"], [role="doc-endnotes"]';
+const holdsNotes = (e: HTMLElement): boolean =>
+  /^(note|doc-footnote|doc-endnotes?)$/.test(e.getAttribute('role') ?? '') ||
+  e.querySelector(NOTE_ROLES) !== null;
 
 export function contains(outer: HTMLElement, inner: HTMLElement): boolean {
   for (let n: HTMLElement | null = inner; n; n = n.parentNode as HTMLElement | null)

@@ -17,6 +17,8 @@ const BYLINE = /^(by |updated\b|posted\b|published\b|last (updated|modified)\b)/
 // Markdown markers in front of a line's words: headings, list items, quotes.
 const MARKERS = /^(\s*(#{1,6} |[-*] |\d+\. |>\s?))+/;
 const FENCE = /^\s*(`{3,})/;
+/** A line's length as read: link targets do not count, or a list of tag links would seem to be the article. */
+const shown = (line: string) => line.replace(/\]\((?:[^()\s]|\([^()\s]*\))*\)/g, ']').length;
 
 /** Drops a byline at the top and recommendation lists at the bottom of Markdown text. */
 export function trimEdges(markdown: string): string {
@@ -38,10 +40,10 @@ export function trimEdges(markdown: string): string {
   let start = 0;
   for (const { i } of text.slice(0, 4)) {
     const w = words[i];
-    if (w !== undefined && BYLINE.test(w) && w.length < 120) start = i + 1;
+    if (w !== undefined && BYLINE.test(w) && shown(w) < 120) start = i + 1;
   }
   // Only near the end: a "Related" heading in the middle of an article is part of it.
-  const total = markdown.length;
+  const total = lines.reduce((n, l) => n + shown(l) + 1, 0);
   let end = lines.length;
   let before = 0;
   let seen = 0;
@@ -50,7 +52,7 @@ export function trimEdges(markdown: string): string {
     if (lines[i]!.trim() && i >= start) {
       const tail =
         w !== undefined &&
-        w.length < 60 &&
+        shown(w) < 60 &&
         ((before > total * 0.6 && TAIL.test(w) && !POINTER.test(w)) ||
           (HEADING_LINE.test(lines[i]!) && TAIL_HEADING.test(w)));
       if (seen >= 3 && tail) {
@@ -59,7 +61,7 @@ export function trimEdges(markdown: string): string {
       }
       seen++;
     }
-    before += lines[i]!.length + 1;
+    before += shown(lines[i]!) + 1;
   }
   return lines.slice(start, end).join('\n').trim();
 }

@@ -4,9 +4,11 @@ import { trimEdges } from './edges.js';
 import { jsonLdArticleBody } from './json-ld.js';
 import { cleanConditionally, pickContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
+import { dropChrome } from './navigation.js';
 
-// The entry points: a web page's article as light Markdown (read_url, HTML sources), and a whole
-// converted document as Markdown (DOCX and the like, where every part is content).
+// The entry points: a web page's article as light Markdown (read_url, HTML sources); a local HTML file
+// whole (the user's own document: only its site navigation is left out); and a whole converted document
+// as Markdown (DOCX and the like, where every part is content).
 
 export interface Extracted {
   title: string;
@@ -19,8 +21,11 @@ export function extractTitle(root: HTMLElement): string {
   return stripAnchorMarks(title.replace(/\s+/g, ' ').trim());
 }
 
-/** The page's title and its main content as light Markdown, without navigation and other chrome. */
-export function extractHtml(html: string): Extracted {
+/**
+ * The page's title and its main content as light Markdown, without navigation and other chrome. `url`:
+ * the page's address, against which its relative links are resolved.
+ */
+export function extractHtml(html: string, url?: string): Extracted {
   const root = parseHtml(html);
   const title = extractTitle(root);
   // Strict first; if that leaves too little, the page's structure fooled the class heuristics: relax.
@@ -31,7 +36,7 @@ export function extractHtml(html: string): Extracted {
     prune(body, strict);
     const content = pickContent(body);
     for (const c of content) cleanConditionally(c);
-    const text = trimEdges(renderMarkdown(content));
+    const text = trimEdges(renderMarkdown(content, { base: url }));
     if (text.length > best.length) best = text;
     if (best.length >= 500) break;
   }
@@ -42,10 +47,44 @@ export function extractHtml(html: string): Extracted {
   return { title, text: best };
 }
 
-/** A whole HTML document or fragment as light Markdown: no part is judged boilerplate. */
+const clean = (text: string | undefined) => stripAnchorMarks((text ?? '').replace(/\s+/g, ' ').trim());
+
+/**
+ * A document's title: its one <h1>, the page's own heading ("Visitor Parking" in "Intranet · Parking");
+ * with several (a site's name and the page's, or one per chapter), its <title>, or the <h1> that the
+ * <title> repeats with the site's name around it; without either, its first heading. Empty when it has
+ * none of these.
+ */
+export function documentTitle(root: HTMLElement): string {
+  const title = clean(root.querySelector('title')?.textContent);
+  const h1s = root
+    .querySelectorAll('h1')
+    .map((h) => clean(h.textContent))
+    .filter(Boolean);
+  if (h1s.length === 1 || (h1s[0] && title.includes(h1s[0]))) return h1s[0]!;
+  if (title) return title;
+  const heading = root.querySelectorAll('h1, h2, h3, h4, h5, h6').find((h) => clean(h.textContent));
+  return heading ? clean(heading.textContent) : '';
+}
+
+/**
+ * A local HTML file whole, as light Markdown: every heading, paragraph, list, table and footnote. Only
+ * what no reader reads is left out: scripts, hidden elements, form controls and the site's navigation
+ * bars (see navigation.ts); the main-content heuristics for web pages are never applied.
+ */
+export function readHtmlDocument(html: string): Extracted {
+  const root = parseHtml(html);
+  const title = documentTitle(root);
+  const body = root.querySelector('body') ?? root;
+  dropNonText(body);
+  dropChrome(body);
+  return { title, text: renderMarkdown([body]) };
+}
+
+/** A whole HTML document or fragment (a converted Word file) as light Markdown: no part is boilerplate. */
 export function htmlToMarkdown(html: string): string {
   const root = parseHtml(html);
   const body = root.querySelector('body') ?? root;
   dropNonText(body);
-  return renderMarkdown([body]);
+  return renderMarkdown([body], { document: true });
 }

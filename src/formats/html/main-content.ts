@@ -211,7 +211,8 @@ export function cleanConditionally(e: HTMLElement): void {
       const weight = classWeight(child);
       const list = tag === 'ul' || tag === 'ol';
       // A box around a data table (a scrolling wrapper) is judged as the table is.
-      const data = tag === 'table' ? isDataTable(child) : child.querySelectorAll('table').some(isDataTable);
+      const data =
+        tag === 'table' ? isDataTable(child) : child.querySelectorAll('table').some((t) => isDataTable(t));
       const density = linkDensity(child);
       const len = textLength(child);
       const paragraphs = child.querySelectorAll('p').length;

@@ -74,8 +74,9 @@ function cellShape(cell: HTMLElement): { blocks: number; heading: boolean } {
 /**
  * A data table is written as a pipe table; anything else (nested tables, one column, one row of
  * layout, cells holding headings or several paragraphs, role="presentation") is read as plain blocks.
+ * `document`: a converted document, where a cell of several short paragraphs is still a value.
  */
-export function isDataTable(table: HTMLElement): boolean {
+export function isDataTable(table: HTMLElement, document = false): boolean {
   const role = (table.getAttribute('role') ?? '').toLowerCase();
   if (role === 'presentation' || role === 'none' || table.getAttribute('datatable') === '0') return false;
   if (table.querySelector('table')) return false;
@@ -99,12 +100,19 @@ export function isDataTable(table: HTMLElement): boolean {
   if (rows.length === 1) return false;
   return cells.every((c) => {
     const shape = cellShape(c);
-    return !shape.heading && shape.blocks <= 1 && c.textContent.length <= LONG_CELL;
+    // In a converted document (Word), cells of several paragraphs are common in tables of data.
+    return !shape.heading && (document || shape.blocks <= 1) && c.textContent.length <= LONG_CELL;
   });
 }
 
+/**
+ * How an inline element is written inside a cell (a link as `[text](url)`, a footnote reference), or
+ * undefined to write its text.
+ */
+export type InlineWriter = (e: HTMLElement, text: (e: HTMLElement) => string) => string | undefined;
+
 /** A cell's text on one line: block boundaries become spaces, list items are separated by `;`. */
-export function cellText(cell: HTMLElement): string {
+export function cellText(cell: HTMLElement, inline?: InlineWriter): string {
   let out = '';
   const walk = (n: Node) => {
     if (!isElement(n)) {
@@ -112,6 +120,11 @@ export function cellText(cell: HTMLElement): string {
       return;
     }
     const tag = tagOf(n);
+    const written = inline?.(n, (e) => cellText(e));
+    if (written !== undefined) {
+      out += written;
+      return;
+    }
     if (tag === 'br') out += ' ';
     else if (tag === 'li') out += '; ';
     else if (CELL_BLOCKS.has(tag) || HEADINGS.has(tag)) out += ' ';
@@ -129,7 +142,7 @@ export function cellText(cell: HTMLElement): string {
  * The table as a grid of cell texts: a colspan fills the columns it covers with empty cells, a rowspan
  * repeats its text in the rows below (the value applies to each), short rows are padded.
  */
-export function tableGrid(table: HTMLElement): { header: string[]; body: string[][] } {
+export function tableGrid(table: HTMLElement, inline?: InlineWriter): { header: string[]; body: string[][] } {
   const pending: { text: string; left: number }[] = [];
   const grid: { cells: string[]; allTh: boolean; th: boolean }[] = [];
   for (const row of tableRows(table)) {
@@ -145,7 +158,7 @@ export function tableGrid(table: HTMLElement): { header: string[]; body: string[
     const cells = rowCells(row);
     for (const cell of cells) {
       fillSpanned();
-      const text = cellText(cell);
+      const text = cellText(cell, inline);
       const down = span(cell, 'rowspan') - 1;
       for (let k = 0; k < span(cell, 'colspan'); k++, col++) {
         out[col] = k === 0 ? text : '';
@@ -174,12 +187,17 @@ export function tableGrid(table: HTMLElement): { header: string[]; body: string[
   return { header, body: rows.slice(1).filter((r) => !same(r)) };
 }
 
-/** The caption (and a title row spanning the whole table) as a line, then the pipe table. */
-export function pipeTable(table: HTMLElement): string {
-  let { header, body } = tableGrid(table);
+/**
+ * The caption (and a title row spanning the whole table) as a line, then the pipe table; undefined when
+ * only one column has text (an icon beside a note, as DocBook writes its Tip and Note boxes).
+ */
+export function pipeTable(table: HTMLElement, inline?: InlineWriter): string | undefined {
+  let { header, body } = tableGrid(table, inline);
+  if (header.length <= 1) return undefined;
   const lines: string[] = [];
   const caption = elementChildren(table).find((c) => tagOf(c) === 'caption');
-  if (caption && cellText(caption)) lines.push(cellText(caption));
+  const title = caption && cellText(caption, inline);
+  if (title) lines.push(title);
   if (header.length > 1 && body.length > 0 && header[0] && header.slice(1).every((c) => !c)) {
     lines.push(header[0]);
     header = body[0]!;

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
+import { ConfigError } from '../../errors.js';
 import { FormatError } from '../../formats/errors.js';
 import { firstHeading } from './passages.js';
 
@@ -9,8 +10,35 @@ import { firstHeading } from './passages.js';
 /** The formats the content folder indexes, in the order that decides which keeps a shared slug. */
 export const EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm', '.docx', '.pdf'] as const;
 
-/** Larger files are skipped: a document this size is an archive or an export, not something to read. */
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/**
+ * Larger files are skipped unless the limit is raised (AGENT_MAX_DOCUMENT_MB, `agent read --max-size`):
+ * a document this size is usually an archive or an export, and a PDF's reading time grows with it.
+ */
+export const MAX_FILE_BYTES = 50 * 2 ** 20;
+export const MAX_FILE_MIB = MAX_FILE_BYTES / 2 ** 20;
+
+/** A size limit in MiB as given (a number above 0, fractions allowed), or undefined when it is not one. */
+export function parseMiB(raw: string): number | undefined {
+  const mib = /^\d+(?:\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  return mib > 0 && Number.isFinite(mib) ? mib : undefined;
+}
+
+/**
+ * The largest document read, in bytes: AGENT_MAX_DOCUMENT_MB (in MiB, 2^20 bytes) when set, else 50 MiB.
+ * A value that is not a size is a ConfigError, so a typo does not silently mean the default.
+ */
+export function maxDocumentBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.AGENT_MAX_DOCUMENT_MB?.trim();
+  if (!raw) return MAX_FILE_BYTES;
+  const mib = parseMiB(raw);
+  if (mib === undefined)
+    throw new ConfigError(
+      `AGENT_MAX_DOCUMENT_MB=${raw} is not a size: expected MiB (2^20 bytes), a number above 0, like 200.`,
+    );
+  return Math.floor(mib * 2 ** 20);
+}
+
+const mib = (bytes: number) => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
 
 /** Invalid UTF-8 above this share of the characters is not a text file saved in another encoding. */
 const MAX_INVALID_SHARE = 0.001;
@@ -23,8 +51,10 @@ export type DocumentKind = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
 
 export interface DocumentText {
   /**
-   * PDF: its metadata title, else its largest first-page line or a heading there. DOCX: its Title-style
-   * paragraph or first heading. HTML: its first heading, else <title>. Text: the first heading or line.
+   * PDF: its metadata title, else its largest first-page line or a heading there. DOCX: its document
+   * properties' title, else its Title-style paragraph or first heading. HTML: its one <h1>, else its
+   * <title>, else its first heading. Text: the first heading or line. DOCX and HTML without any of
+   * those: their first line of text.
    */
   title?: string;
   text: string;
@@ -36,21 +66,22 @@ export interface DocumentText {
 /**
  * Reads a document file of a supported format. Throws FormatError with the reason it cannot be used.
  * `size`: the file's size, when the caller has just read it from the file system. `maxChars`: a PDF is
- * read only until its text is this long.
+ * read only until its text is this long. `maxBytes`: larger files are refused (default: maxDocumentBytes).
  */
 export async function readDocumentFile(
   path: string,
-  options: { size?: number; signal?: AbortSignal; maxChars?: number } = {},
+  options: { size?: number; signal?: AbortSignal; maxChars?: number; maxBytes?: number } = {},
 ): Promise<DocumentText> {
   let { size } = options;
+  const maxBytes = options.maxBytes ?? maxDocumentBytes();
   let data: Buffer;
   try {
     // Synchronous on purpose: for thousands of small files the thread pool's round trips cost ten
     // times the reading itself. Only parsing (PDF, DOCX) is asynchronous.
     size ??= statSync(path).size;
-    if (size > MAX_FILE_BYTES)
+    if (size > maxBytes)
       throw new FormatError(
-        `larger than the ${MAX_FILE_BYTES / 2 ** 20} MB limit (${(size / 2 ** 20).toFixed(1)} MB)`,
+        `larger than the ${mib(maxBytes)} limit (${mib(size)}); raise it with AGENT_MAX_DOCUMENT_MB (MiB) or agent read --max-size`,
       );
     data = readFileSync(path);
   } catch (error) {
@@ -69,11 +100,12 @@ export async function readDocumentFile(
   } else if (ext === '.docx') {
     const { readDocx } = await import('../../formats/docx.js');
     const docx = await readDocx(data);
-    read = { title: firstHeading(docx.text) ?? docx.title, text: docx.text, kind: 'docx' };
+    read = { title: docx.title ?? firstLine(docx.text), text: docx.text, kind: 'docx' };
   } else if (ext === '.html' || ext === '.htm') {
-    const { extractHtml } = await import('../../formats/html/html-to-text.js');
-    const html = extractHtml(decodeText(data));
-    read = { title: firstHeading(html.text) ?? (html.title || undefined), text: html.text, kind: 'html' };
+    // The user's own file: read whole, never cut down to a guessed main content as a web page is.
+    const { readHtmlDocument } = await import('../../formats/html/html-to-text.js');
+    const html = readHtmlDocument(decodeText(data));
+    read = { title: html.title || firstLine(html.text), text: html.text, kind: 'html' };
   } else {
     const text = decodeText(data).replace(/\r\n?/g, '\n');
     read = { title: titleOf(text), text, kind: ext === '.txt' ? 'text' : 'markdown' };
@@ -96,6 +128,27 @@ export function titleOf(text: string): string | undefined {
     .find((l) => l.trim())
     ?.trim();
   return (firstHeading(text) ?? metadata ?? line)?.slice(0, 200);
+}
+
+/**
+ * The first line of converted Markdown as plain words, for a document without a title or heading: a
+ * bold pseudo-heading or the opening words say more than the file's name. Tables, code and notes are
+ * skipped; undefined when nothing is left.
+ */
+export function firstLine(markdown: string): string | undefined {
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    if (fenced || /^\s*(\||\[\^|```)/.test(line)) continue;
+    const words = line
+      .replace(/^\s*(?:#{1,6} |[-*] |\d+\. |>\s?)+/, '')
+      .replace(/\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*\)/g, '$1')
+      .replace(/\*\*|[*`]|\\(?=[[\]#*])/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (/[\p{L}\p{N}]/u.test(words)) return words.slice(0, 200);
+  }
+  return undefined;
 }
 
 /** The title of a file that has none of its own: its name. */

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { AbortedError } from '../../errors.js';
 import { FormatError } from '../../formats/errors.js';
 import { type PreparedFile, prepareFile } from './prepare.js';
+import { maxDocumentBytes } from './read.js';
 import type { PrepareRequest } from './read-worker.js';
 
 // Who prepares the files to index. Little to read: this thread. Much to read: worker threads, so that
@@ -44,6 +45,8 @@ function workerScript(): URL | undefined {
 }
 
 export function fileReader(bytes: number, signal?: AbortSignal): FileReader {
+  // A bad AGENT_MAX_DOCUMENT_MB stops indexing at once (ConfigError) instead of skipping every file.
+  maxDocumentBytes(process.env);
   const script = bytes >= WORKER_MIN_BYTES ? workerScript() : undefined;
   const count = Math.max(1, Math.min(3, availableParallelism() - 1));
   if (!script)

@@ -8,11 +8,11 @@ describe('htmlToMarkdown', () => {
     const html = `<h1>Refunds  Policy</h1><p>Agents may refund
       up to <strong>$200</strong>.</p><h3>Limits <a href="/x">by role</a></h3><p>Leads approve more.</p>`;
     expect(htmlToMarkdown(html)).toBe(
-      '# Refunds Policy\n\nAgents may refund up to $200.\n\n### Limits by role\n\nLeads approve more.',
+      '# Refunds Policy\n\nAgents may refund up to **$200**.\n\n### Limits by role\n\nLeads approve more.',
     );
   });
 
-  it('writes list items one per line, ordered lists numbered from their start, nested lists indented', () => {
+  it('writes list items one per line, ordered lists numbered from their start, nested lists under their text', () => {
     const html = `<ul><li>First item</li><li>Second item<ul><li>Nested <em>one</em></li>
       <li>Nested two<ol><li>Deep</li></ol></li></ul></li><li>Third item</li></ul>
       <ol start="3"><li>Third step</li><li><p>Fourth step</p><p>with a second paragraph</p></li></ol>`;
@@ -20,14 +20,14 @@ describe('htmlToMarkdown', () => {
       [
         '- First item',
         '- Second item',
-        '  - Nested one',
+        '  - Nested *one*',
         '  - Nested two',
         '    1. Deep',
         '- Third item',
         '',
         '3. Third step',
         '4. Fourth step',
-        '  with a second paragraph',
+        '   with a second paragraph',
       ].join('\n'),
     );
   });
@@ -53,10 +53,10 @@ describe('htmlToMarkdown', () => {
     expect(htmlToMarkdown(html)).toBe('> Refund first.\n>\n> Ask later.\n\nAfter.');
   });
 
-  it('keeps only the text of links, breaks lines at <br>, and skips scripts, styles and images', () => {
+  it('writes links as Markdown links, breaks lines at <br>, and skips scripts, styles and images', () => {
     const html = `<head><title>x</title><style>p{}</style></head><body><p>Call <a href="tel:1">the desk</a><br>
       or <img src="mail.png" alt="mail">write.</p><script>track()</script><h2>Hours<br>and days</h2></body>`;
-    expect(htmlToMarkdown(html)).toBe('Call the desk\nor write.\n\n## Hours and days');
+    expect(htmlToMarkdown(html)).toBe('Call [the desk](tel:1)\nor write.\n\n## Hours and days');
   });
 
   it('keeps navigation and footers: in a converted document every part is content', () => {

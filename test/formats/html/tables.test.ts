@@ -81,7 +81,7 @@ describe('layout tables are flattened into their text', () => {
     const md = htmlToMarkdown(html);
     noPipes(md);
     expect(md).toBe(
-      'Home\nNews\n\n## Refunds\n\nAgents refund up to $200.\n\nLeads approve more.\n\nLeft\n\n© Example',
+      '[Home](/)\n[News](/news)\n\n## Refunds\n\nAgents refund up to $200.\n\nLeads approve more.\n\nLeft\n\n© Example',
     );
   });
 
