@@ -41,7 +41,7 @@ export function summaryLine(c: BatchCounts, elapsedMs: number, limitUsd?: number
   const parts = [`${c.answered} answered`];
   if (c.skipped) parts.push(`${c.skipped} skipped (answered before)`);
   if (c.failed) parts.push(`${c.failed} failed`);
-  const cap = limitUsd === undefined ? '' : ` of the $${limitUsd.toFixed(2)} cap`;
+  const cap = limitUsd === undefined ? '' : ` of the ${formatUsd(limitUsd)} cap`;
   const seconds = (elapsedMs / 1000).toFixed(1);
   return `Batch of ${c.total} question${c.total === 1 ? '' : 's'}: ${parts.join(', ')} · ${money(c)}${cap} spent · ${seconds} s`;
 }

@@ -10,6 +10,7 @@ import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js
 const STEP_LABEL: Record<ResearchStep, string> = {
   index: 'Indexing local documents',
   plan: 'Planning (small model)',
+  review: 'Reviewing the plan',
   sources: 'Collecting sources, extracting facts as they arrive (large model)',
   extract: 'Extracting facts (large model)',
   followup: 'Looking for gaps (small model)',
@@ -43,6 +44,11 @@ export class ResearchRenderer {
   handle = (e: ResearchEvent): void => {
     switch (e.type) {
       case 'step':
+        // The review draws its own screen: the step before it is done, and no spinner runs under it.
+        if (e.name === 'review') {
+          if (this.spinner?.isSpinning) this.spinner.succeed();
+          break;
+        }
         if (this.spinner) {
           if (this.spinner.isSpinning) this.spinner.succeed();
           this.spinner.start(stepLabel(e.name, e.round));

@@ -55,9 +55,27 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    return reportError(error);
+    return reportError(await realDatabaseProblem(error, program.opts().db));
   }
 }
+
+/**
+ * A failure to use the database, said as what is really wrong when the path is a folder or a file of
+ * another kind (SQLite says "unable to open database file" or "not a database", which reads as damage).
+ * The check is loaded only here: it brings the store's path rules, which `--help` has no use for.
+ */
+async function realDatabaseProblem(error: unknown, db: string | undefined): Promise<unknown> {
+  if (error instanceof CommanderError || !/database/i.test(errorText(error))) return error;
+  const { checkDatabasePath } = await import('./db-path-check.js');
+  try {
+    checkDatabasePath(db);
+  } catch (problem) {
+    if (problem instanceof AgentError) return problem;
+  }
+  return error;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function reportError(thrown: unknown): number {
   const error = explainStoreFailure(thrown);

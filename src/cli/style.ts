@@ -1,3 +1,4 @@
+import { formatUsd } from '../report/format.js';
 // Colour only for a terminal that wants it: https://no-color.org and FORCE_COLOR are honoured.
 
 export function colorEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -48,12 +49,8 @@ export function table(header: string[], rows: string[][], footer?: string[]): st
 
 export const formatInt = (n: number): string => n.toLocaleString('en-US');
 
-export function formatUsd(n: number | null): string {
-  if (n === null) return 'unknown';
-  if (n === 0) return '$0.00';
-  if (n < 0.01) return `$${n.toFixed(4)}`;
-  return `$${n.toFixed(2)}`;
-}
+/** Dollars: one rule for every figure shown (report/format.ts). */
+export { formatUsd };
 
 /** A ledger total's dollars: calls with no known price make it "unknown", or a known part "+ unknown". */
 export function formatCost(t: { calls: number; costUsd: number | null; unpricedCalls: number }): string {

@@ -1,5 +1,6 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import { parseToolArguments } from '../providers/json.js';
+import { cancelledMessage } from '../providers/partial.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type {
   AssistantMessage,
@@ -93,8 +94,18 @@ export async function runTurn(
         onEvent: emit,
       });
     } catch (error) {
-      // A call cancelled mid-stream is billed all the same: the ledger gets what is known of it.
-      if (error instanceof AbortedError && error.partial) o.onModelCall?.(error.partial);
+      // A cancelled call is billed all the same: the ledger gets what is known of it, or, cancelled
+      // before its reply began, its input estimated from the request.
+      if (error instanceof AbortedError)
+        o.onModelCall?.(
+          error.partial ??
+            cancelledMessage({
+              provider: o.provider.name,
+              model: o.model,
+              content: [],
+              requestBody: { system: o.system, messages: [...history, ...added], tools: o.registry.specs },
+            }),
+        );
       throw error;
     }
     o.onModelCall?.(reply);

@@ -1,4 +1,5 @@
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
+import { cancelledMessage } from '../providers/partial.js';
 import {
   type AssistantMessage,
   addUsage,
@@ -75,6 +76,11 @@ export function modelCaller(
       final: step === 'write',
     });
     if (budget && !ticket) throw new CapReached(step);
+    // Cancelled while waiting for room: nothing was sent, so nothing is recorded.
+    if (o.signal?.aborted) {
+      ticket?.settle(0);
+      throw new AbortedError();
+    }
     let reply: AssistantMessage;
     try {
       reply = await provider.complete({
@@ -88,7 +94,18 @@ export function modelCaller(
     } catch (error) {
       // A cancelled call is billed all the same: record what is known of it. A failed call gives its
       // room back, so that calls waiting for room are not kept waiting.
-      const partial = error instanceof AbortedError ? error.partial : undefined;
+      // A call cancelled before its reply began was sent all the same: it is recorded as cancelled, its
+      // input estimated from the request (as partial.ts does), so the ledger shows every call made.
+      const partial =
+        error instanceof AbortedError
+          ? (error.partial ??
+            cancelledMessage({
+              provider: provider.name,
+              model,
+              content: [],
+              requestBody: { system, messages },
+            }))
+          : undefined;
       let cost: number | null = 0;
       try {
         if (partial) cost = await record(step, partial, true);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AbortedError, AgentError, errorMessage, UsageError } from '../errors.js';
+import { AbortedError, AgentError, ConfigError, errorMessage, UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { modelChain, planChain } from './chain/index.js';
 import { checkCitations } from './citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
-import { modelChain, planChain } from './model-chain.js';
 import type { PlanView } from './plan-file.js';
 import { resultJson } from './result-json.js';
 import { type Recording, resumeRecording, startRecording } from './resume.js';
@@ -63,7 +63,12 @@ export async function indexStep(
   });
   const { skipped } = stats;
   for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
-  if (stats.added + stats.updated + stats.unchanged === 0)
+  if (stats.added + stats.updated + stats.unchanged === 0 && o.store.readOnly)
+    emit({
+      type: 'notice',
+      message: `The read-only database holds no index of ${o.contentDir}, and cannot make one: its documents are not searched.`,
+    });
+  else if (stats.added + stats.updated + stats.unchanged === 0)
     emit({
       type: 'notice',
       message: `The content folder ${o.contentDir} holds no ${skipped.length ? 'readable ' : ''}documents (.md, .markdown, .txt, .html, .htm, .docx, .pdf).`,
@@ -82,6 +87,11 @@ export async function planResearch(
 
 export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   if (o.verify && !o.models) throw new UsageError(VERIFY_NEEDS_MODEL);
+  // Said before the first model call: a run that cannot record its calls or its report is not started.
+  if (o.models && o.save !== false && o.store.readOnly)
+    throw new ConfigError(
+      `The database ${o.store.location} accepts only reads, so a research run could record neither its model calls nor its report: none was made. Use a writable database (AGENT_DATABASE_URL, --db).`,
+    );
   const clock = new StepClock();
   const emit = (e: ResearchEvent) => {
     clock.observe(e);

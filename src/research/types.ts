@@ -12,12 +12,13 @@ import type { PlanView } from './plan-file.js';
 import type { Purse } from './purse.js';
 import type { PriorReads, Source, SourceReport } from './sources.js';
 
-// The research chain's shared types, in a file of their own so that the stages (model-chain, sources,
+// The research chain's shared types, in a file of their own so that the stages (chain/, sources,
 // result-json) and the pipeline that runs them do not import each other.
 
 export type ResearchStep =
   | 'index'
   | 'plan'
+  | 'review'
   | 'sources'
   | 'extract'
   | 'followup'
@@ -200,4 +201,4 @@ export interface PriorWork extends PriorReads {
  */
 export type Timings = Partial<Record<TimedStep, number>> & { total: number };
 
-export type TimedStep = 'index' | 'plan' | 'sources' | 'followup' | 'write' | 'search' | 'verify';
+export type TimedStep = 'index' | 'plan' | 'review' | 'sources' | 'followup' | 'write' | 'search' | 'verify';

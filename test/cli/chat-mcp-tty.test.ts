@@ -36,7 +36,8 @@ it.skipIf(!hasScript)(
     await chat.waitFor(/MCP server "slow" is still starting: its tools join when it is ready\./, mark);
     expect(chat.out().slice(mark)).toMatch(/calculator\s+built-in/);
 
-    for (let i = 0; i < 400 && !existsSync(pidFile); i++) await delay(25);
+    // However long the server takes to write it on a loaded machine (the test's timeout is the net).
+    while (!existsSync(pidFile)) await delay(25);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     const left = Date.now();
     chat.type('\x04');

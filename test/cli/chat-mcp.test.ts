@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDb } from '../support/cli.js';
+import { runCli, startCli, tempDb } from '../support/cli.js';
 import { type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { loggedCalls, mcpTempDir, testServer, writeMcpConfig } from '../support/mcp-config.js';
 import { offeredTools, startStepModel } from '../support/mcp-model.js';
@@ -98,17 +96,21 @@ describe('agent chat with an MCP server slow to start', () => {
   it('a message waits only up to AGENT_MCP_GRACE, goes without the server, and its tools join the next one', async () => {
     const dir = mcpTempDir();
     const readyFile = join(dir, 'ready');
+    // The chat says on stderr when the server's tools have been listed: the first answer waits for that
+    // line (an event), not for a guess at how long listing takes on a loaded machine.
+    let listed!: () => void;
+    const toolsListed = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
     const model = await startStepModel({
-      // Answers once the server is up (and a moment later, its tools listed), so the next message has them.
       first: async () => {
-        while (!existsSync(readyFile)) await delay(50);
-        await delay(1500);
+        await toolsListed;
         return 'first answer';
       },
       second: 'second answer',
     });
     try {
-      const r = await runCli(
+      const run = startCli(
         [
           'chat',
           '--provider',
@@ -123,6 +125,12 @@ describe('agent chat with an MCP server slow to start', () => {
           input: 'first\nsecond\n',
         },
       );
+      let stderr = '';
+      run.child.stderr!.on('data', (d) => {
+        stderr += d;
+        if (/The MCP server "slow" is ready/.test(stderr)) listed();
+      });
+      const r = await run.done;
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/first answer[\s\S]*second answer/);
       expect(r.stderr).toMatch(

@@ -10,6 +10,8 @@ let server: Awaited<ReturnType<typeof startFakeServer>>;
 beforeEach(async () => {
   server = await startFakeServer([], (req: RecordedRequest) => {
     const last = (req.body as any).messages.at(-1);
+    // Never answered: the call is cancelled before its reply begins.
+    if (last.role === 'user' && /silent/.test(last.content)) return new Promise<never>(() => {});
     if (last.role === 'user' && /slow/.test(last.content)) {
       // A stream that starts and then stalls, so the user has time to press Ctrl-C.
       // A whole first line: a terminal shows a reply's Markdown rendered line by line as each completes.
@@ -60,5 +62,28 @@ it.skipIf(!hasScript)(
 
     type('\x04');
     expect(await exited).toBe(0);
+  },
+);
+
+it.skipIf(!hasScript)(
+  'on a terminal: a call cancelled before its reply began is recorded as cancelled all the same',
+  async () => {
+    const chat = terminalChat(['--provider', 'openai-compatible', '--model', 'fake'], {
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      AGENT_DB: tempDb(),
+    });
+    await chat.waitFor(/Ctrl-D to leave/);
+    const sent = server.requests.length;
+    chat.type('stay silent\r');
+    // Ctrl-C once the request has reached the server, which will never answer it.
+    while (server.requests.length === sent) await new Promise((r) => setImmediate(r));
+    let mark = chat.mark();
+    chat.type('\x03');
+    await chat.waitFor(/cancelled; the conversation is as it was before this message/, mark);
+    mark = chat.mark();
+    chat.type('/cost\r');
+    await chat.waitFor(/This session: 1 model call\(s\)/, mark);
+    chat.type('\x04');
+    expect(await chat.exited).toBe(0);
   },
 );

@@ -78,7 +78,7 @@ describe('agent research --max-cost', () => {
   it('says the cap in the usage line of a text run', async () => {
     const r = await research(['--max-cost', '5']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/output tokens · \$0\.\d\d of the \$5\.00 cap( · [^\n]*)?\n/);
+    expect(r.stderr).toMatch(/output tokens · \$0\.\d{4} of the \$5\.00 cap( · [^\n]*)?\n/);
   });
 
   it('takes its default from AGENT_MAX_COST; no cap, no budget key', async () => {
@@ -138,7 +138,7 @@ describe('agent chat --max-cost', () => {
     const r = await chat(['--max-cost', '0.01'], 'first\nsecond\n');
     expect(r.stdout).toBe('An answer.\n');
     expect(r.stderr).toContain(
-      'agent: Not sent: this chat has spent $0.02 of its $0.01 cap (--max-cost). Raise it with /max-cost <usd>, or leave and run agent chat --continue --max-cost <usd>.',
+      'agent: Not sent: this chat has spent $0.02000 of its $0.01000 cap (--max-cost). Raise it with /max-cost <usd>, or leave and run agent chat --continue --max-cost <usd>.',
     );
     expect(r.code).toBe(1);
     expect(server.requests).toHaveLength(1);
@@ -147,7 +147,7 @@ describe('agent chat --max-cost', () => {
   it('goes on after /max-cost raises the cap; AGENT_MAX_COST sets the default', async () => {
     const r = await chat([], 'first\n/max-cost 1\nsecond\n', { AGENT_MAX_COST: '0.01' });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('An answer.\nSpending cap $1.00: $0.02 spent under it.\nAn answer.\n');
+    expect(r.stdout).toBe('An answer.\nSpending cap $1.00: $0.02000 spent under it.\nAn answer.\n');
   });
 
   it.skipIf(!hasScript)('on a terminal, refuses the message and keeps the chat open', async () => {
@@ -164,7 +164,7 @@ describe('agent chat --max-cost', () => {
     await t.waitFor(/An answer\./);
     const mark = t.mark();
     t.type('second\r');
-    await t.waitFor(/Not sent: this chat has spent \$0\.02 of its \$0\.01 cap/, mark);
+    await t.waitFor(/Not sent: this chat has spent \$0\.02000 of its \$0\.01000 cap/, mark);
     t.type('\x04');
     expect(await t.exited).toBe(0);
     expect(server.requests).toHaveLength(1);

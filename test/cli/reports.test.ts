@@ -89,7 +89,7 @@ describe('agent reports', () => {
     );
     expect(lines[2]).toMatch(
       new RegExp(
-        `^#${refunds}\\s+2026-03-01 09:30\\s+model\\s+\\$0\\.01\\s+How much can a support agent refund\\?$`,
+        `^#${refunds}\\s+2026-03-01 09:30\\s+model\\s+\\$0\\.01230\\s+How much can a support agent refund\\?$`,
       ),
     );
     const limited = await run('-n', '1');

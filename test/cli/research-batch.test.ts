@@ -19,6 +19,14 @@ const DOCS = Object.fromEntries(
 );
 const content = contentFolder(DOCS);
 const QUESTIONS = Array.from({ length: 5 }, (_, i) => `Question ${i + 1}: what is limit ${i + 1}?`);
+/** A promise and the function that resolves it. */
+function resolver(): { promise: Promise<void>; arrived: () => void } {
+  let arrived!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  return { promise, arrived };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
@@ -29,6 +37,9 @@ let extracting = 0;
 let maxExtracting = 0;
 const open = new Set<string>();
 let maxOpen = 0;
+let plans = 0;
+let pairPlans = false;
+let secondPlan = resolver();
 
 const questionOf = (req: RecordedRequest) => QUESTIONS.find((q) => JSON.stringify(req.body).includes(q));
 
@@ -40,6 +51,11 @@ async function model(req: RecordedRequest) {
     if (refuse.has(question)) return json(400, { error: { message: 'this question is refused' } });
     open.add(question);
     maxOpen = Math.max(maxOpen, open.size);
+    // With pairing on, the first plan waits for a second question to start: two in flight at once is then
+    // seen however slowly the machine runs, not only when the timing happens to allow it.
+    plans++;
+    if (plans === 2) secondPlan.arrived();
+    if (pairPlans && plans === 1) await secondPlan.promise;
     await sleep(30);
     const documents = Object.keys(DOCS).map((d) => d.slice(0, -3));
     return sse(chatSse({ text: JSON.stringify({ documents }) }, body.model));
@@ -78,7 +94,9 @@ const byLine = (objects: Record<string, unknown>[]) =>
 
 beforeEach(async () => {
   refuse = new Set();
-  extracting = maxExtracting = maxOpen = 0;
+  extracting = maxExtracting = maxOpen = plans = 0;
+  pairPlans = false;
+  secondPlan = resolver();
   open.clear();
   server = await startFakeServer([], model);
 });
@@ -101,6 +119,7 @@ describe('agent research --batch', () => {
     ];
     const file = batchFile(lines);
     refuse.add(QUESTIONS[2]!);
+    pairPlans = true;
     const first = await batch(['--batch', file, '--parallel', '2', '--concurrency', '1'], db);
     expect(first.code).toBe(1);
     const out = byLine(jsonLines(first.stdout));
@@ -121,7 +140,7 @@ describe('agent research --batch', () => {
     expect(maxExtracting).toBe(1);
     // On a pipe, stderr holds one summary line and nothing else.
     expect(first.stderr).toMatch(
-      /^Batch of 5 questions: 4 answered, 1 failed · \$0\.\d\d spent · \d+\.\d s\n$/,
+      /^Batch of 5 questions: 4 answered, 1 failed · \$0\.\d{4} spent · \d+\.\d s\n$/,
     );
 
     // Again, the model now willing, with one more line: the same question as a report is not the same run.
@@ -168,7 +187,7 @@ describe('agent research --batch', () => {
     const spent = answered.reduce((sum, o) => sum + (o.usage as { costUsd: number }).costUsd, 0);
     expect(spent).toBeLessThanOrEqual(0.6);
     for (const o of answered) expect(o.budget).toMatchObject({ limitUsd: 0.6 });
-    expect(r.stderr).toMatch(/· \$0\.\d\d of the \$0\.60 cap spent · /);
+    expect(r.stderr).toMatch(/· \$0\.\d{4} of the \$0\.6000 cap spent · /);
   });
 
   it.skipIf(!hasScript)('shows a progress bar with the spend on a terminal, then the summary', async () => {
@@ -178,8 +197,8 @@ describe('agent research --batch', () => {
       modelEnv(tempDb()),
     );
     await t.waitFor(/░+ 0 of 2 done · \$0\.00 · 0:0\d/);
-    await t.waitFor(/█+░* 1 of 2 done · \$0\.\d\d · 0:\d\d/);
-    await t.waitFor(/Batch of 2 questions: 2 answered · \$0\.\d\d spent/);
+    await t.waitFor(/█+░* 1 of 2 done · \$0\.\d{4} · 0:\d\d/);
+    await t.waitFor(/Batch of 2 questions: 2 answered · \$0\.\d{4} spent/);
     expect(await t.exited).toBe(0);
     expect(t.out().match(/\{"line":\d/g)).toHaveLength(2);
   });

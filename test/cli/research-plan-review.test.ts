@@ -62,6 +62,8 @@ it.skipIf(!hasScript)('drops and adds items by what the user types, then runs th
   type('\r');
   expect(await exited).toBe(0);
   expect(out()).toMatch(/Web searches skipped: no search service is set up/);
+  // The time spent at the prompt is the review's own step, not the plan's.
+  expect(out()).toMatch(/plan [\d.]+ s, review [\d.]+ s, sources [\d.]+ s/);
   // On a terminal the answer is rendered: citations are dimmed, so colours sit between them.
   expect(out().replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/The reviewed answer \[1\]\[2\]\./);
   const extracted = server.requests

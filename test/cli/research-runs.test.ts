@@ -100,7 +100,8 @@ describe('agent research with a model: reports, deep rounds and history', () => 
       /Not found in the cited source \(1 of 1 cited sentence\(s\)\):\n\s+"Agents refund up to \$250 without approval \[1\]\." — \[1\] does not contain: \$250/,
     );
     const json = JSON.parse((await runCli(['research', '--json', ...model, QUESTION], { env })).stdout);
-    expect(json.grounding).toEqual({
+    // toMatchObject: the grounding object may carry more counts than these (notChecked, say).
+    expect(json.grounding).toMatchObject({
       checked: 1,
       unsupported: [
         { sentence: 'Agents refund up to $250 without approval [1].', cites: [1], missing: ['$250'] },
@@ -136,7 +137,8 @@ describe('agent research with a model: reports, deep rounds and history', () => 
       stderr += d;
     });
     // Wait for the plan request to reach the model, then interrupt.
-    for (let i = 0; i < 200 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    // However long that takes on a loaded machine: a SIGINT sent before would meet no handler yet.
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGINT');
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(130);

@@ -55,13 +55,16 @@ describe('agent research without a key (the README quick start)', () => {
     expect(out.settings).toEqual({ depth: 1, breadth: 3, perSearch: 2, maxSources: 20, report: false });
   });
 
-  it('says that --report and --depth need a model, and answers extractively all the same', async () => {
-    const r = await runCli(['research', '--report', '--depth', '2', QUESTION], {
-      env: { AGENT_DB: tempDb() },
-    });
+  it('refuses --report without a model (exit 2, nothing run); --depth is noted and the answer extractive', async () => {
+    const report = await runCli(['research', '--report', QUESTION], { env: { AGENT_DB: tempDb() } });
+    expect(report).toMatchObject({ code: 2, stdout: '' });
+    expect(report.stderr).toBe(
+      'agent: --report needs a model to write the report, and extractive mode uses none: drop --report to get the passages that best answer the question, or drop --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).\n',
+    );
+    const r = await runCli(['research', '--depth', '2', QUESTION], { env: { AGENT_DB: tempDb() } });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /Extractive mode has no model to write a report or follow up: --report and --depth ignored\./,
+      /Extractive mode has no model to write a report or follow up: --depth ignored\./,
     );
     expect(r.stdout).toMatch(/^No model was used/);
   });

@@ -1,10 +1,10 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, runCli, tempDb } from '../support/cli.js';
+import { runCli, startCli, tempDb } from '../support/cli.js';
 import { json, type RecordedRequest, sse, startFakeServer } from '../support/fake-server.js';
 import { anthropicSse, chatSse } from '../support/sse-builders.js';
 
@@ -295,25 +295,15 @@ describe('agent chat resumed on another provider or model', { timeout: 60_000 },
 
 describe('a chat that dies mid-turn', { timeout: 60_000 }, () => {
   /** A piped chat whose stdin stays open, so lines can be typed one at a time. */
-  function startChat(db: string): {
-    child: ChildProcessWithoutNullStreams;
-    stdout: () => string;
-    exited: Promise<number | null>;
-  } {
-    const child = spawn(process.execPath, [BIN, ...CHAT], { env: cleanEnv(env(db)), cwd: ROOT });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.resume();
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    return { child, stdout: () => out, exited };
+  function startChat(db: string) {
+    const { child, done, printed } = startCli(CHAT, { env: env(db), keepStdin: true });
+    return {
+      child: child as ChildProcessWithoutNullStreams,
+      /** Waits until stdout holds `text` (on output, not a clock), and asserts that it does. */
+      printed: async (text: string) => expect(await printed(text)).toContain(text),
+      exited: done.then((r) => r.code),
+    };
   }
-
-  const until = async (ready: () => boolean) => {
-    for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(ready()).toBe(true);
-  };
 
   const hangingSecondTurn = () => {
     server.queue.push(sse(chatSse({ text: 'First answer.' })), {
@@ -327,9 +317,11 @@ describe('a chat that dies mid-turn', { timeout: 60_000 }, () => {
     hangingSecondTurn();
     const chat = startChat(db);
     chat.child.stdin.write('first question\n');
-    await until(() => chat.stdout().includes('First answer.'));
+    await chat.printed('First answer.');
     chat.child.stdin.write('second question\n');
-    await until(() => server.requests.length === 2 && chat.stdout().includes('Second answer'));
+    // The second answer has begun, so its request has been sent.
+    await chat.printed('Second answer');
+    expect(server.requests).toHaveLength(2);
     chat.child.kill('SIGKILL');
     await chat.exited;
 
@@ -346,9 +338,9 @@ describe('a chat that dies mid-turn', { timeout: 60_000 }, () => {
     hangingSecondTurn();
     const chat = startChat(db);
     chat.child.stdin.write('first question\n');
-    await until(() => chat.stdout().includes('First answer.'));
+    await chat.printed('First answer.');
     chat.child.stdin.write('second question\n');
-    await until(() => chat.stdout().includes('Second answer'));
+    await chat.printed('Second answer');
     chat.child.kill('SIGINT');
     expect(await chat.exited).toBe(130);
     expect(await sessionsJson(db)).toMatchObject([{ exchanges: 1 }]);

@@ -73,11 +73,21 @@ export function runCli(
   return startCli(args, options).done;
 }
 
-/** Starts the built CLI; `child` is there to signal it, `done` settles when it has exited. */
+/**
+ * Starts the built CLI; `child` is there to signal it, `done` settles when it has exited, and `printed`
+ * when its stdout holds a text (or it has exited): a wait on output, never on a clock. With `keepStdin`,
+ * stdin stays open for `child.stdin.write`.
+ */
 export function startCli(
   args: string[],
-  options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
-): { child: ChildProcess; done: Promise<CliResult> } {
+  options: {
+    env?: Record<string, string>;
+    input?: string;
+    uid?: number;
+    gid?: number;
+    keepStdin?: boolean;
+  } = {},
+): { child: ChildProcess; done: Promise<CliResult>; printed: (text: string) => Promise<string> } {
   const { uid, gid } = options;
   const child = spawn(process.execPath, [BIN, ...args], {
     env: cleanEnv(options.env),
@@ -85,18 +95,38 @@ export function startCli(
     uid,
     gid,
   });
+  let stdout = '';
+  let gone = false;
+  const waiting = new Set<() => void>();
   const done = new Promise<CliResult>((resolve, reject) => {
-    let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => {
       stdout += d;
+      for (const check of waiting) check();
     });
     child.stderr!.on('data', (d) => {
       stderr += d;
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      gone = true;
+      for (const check of waiting) check();
+      resolve({ code, signal, stdout, stderr });
+    });
   });
-  child.stdin!.end(options.input ?? '');
-  return { child, done };
+  /** Resolves with stdout so far once it includes `text`, or once the process has exited. */
+  const printed = (text: string) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        if (!stdout.includes(text) && !gone) return;
+        waiting.delete(check);
+        resolve(stdout);
+      };
+      waiting.add(check);
+      check();
+    });
+  if (options.keepStdin) {
+    if (options.input) child.stdin!.write(options.input);
+  } else child.stdin!.end(options.input ?? '');
+  return { child, done, printed };
 }

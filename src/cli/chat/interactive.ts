@@ -29,6 +29,11 @@ export async function interactive(chat: Chat): Promise<void> {
       else process.stderr.write(`${dimErr(note)}\n`);
     },
     interrupt: () => {
+      // Pressed again while the turn is still being cancelled (a server slow to let go): out at once.
+      if (busy?.signal.aborted) {
+        spinner?.stop();
+        process.exit(130);
+      }
       if (busy) {
         busy.abort();
         keyboard.cancelAsk(); // a confirmation waiting for its answer is declined

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { AgentError, errorMessage } from '../../errors.js';
+import { onInterrupt } from '../interrupt.js';
 import { capRefusal } from './cap.js';
 import type { Chat } from './context.js';
 import { asMessage, slash } from './slash.js';
@@ -9,12 +10,12 @@ import { TurnRenderer } from './turn-render.js';
 export async function piped(chat: Chat): Promise<void> {
   const rl = createInterface({ input: process.stdin, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
   let busy: AbortController | undefined;
-  const onSigint = () => {
+  // Ctrl-C: the running message is cancelled (its call recorded) and the input closed; twice, at once.
+  const stopListening = onInterrupt(() => {
     busy?.abort();
     process.exitCode = 130;
     rl.close();
-  };
-  process.on('SIGINT', onSigint);
+  });
   // SIGTERM or SIGHUP: as Ctrl-C, but the exit code is the signal's (set by the chat command).
   const leave = () => {
     busy?.abort();
@@ -56,7 +57,7 @@ export async function piped(chat: Chat): Promise<void> {
       }
     }
   } finally {
-    process.off('SIGINT', onSigint);
+    stopListening();
     chat.leave.removeEventListener('abort', leave);
     rl.close();
   }

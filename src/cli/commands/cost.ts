@@ -56,7 +56,7 @@ export async function runCost(options: CostOptions): Promise<void> {
     );
   if (report.totals.cancelledCalls > 0) {
     process.stdout.write(
-      `\n${report.totals.cancelledCalls} call(s) were cancelled mid-answer: billed all the same, they are counted with the tokens known at the cancel (partly estimated, about 4 characters a token).\n`,
+      `\n${report.totals.cancelledCalls} call(s) were cancelled (Ctrl-C) before their answer ended: billed all the same, they are counted with the tokens known at the cancel (partly estimated, about 4 characters a token).\n`,
     );
   }
   if (report.totals.unpricedCalls > 0) {

@@ -4,6 +4,7 @@ import { AbortedError, errorMessage, UsageError } from '../../errors.js';
 import { outcomeJson, runBatch } from '../../research/batch.js';
 import { parseBatch } from '../../research/batch-file.js';
 import { BatchProgress } from '../batch-progress.js';
+import { onInterrupt } from '../interrupt.js';
 import { openDb } from '../open-db.js';
 import { flagSettings, type ResearchCommandOptions, researchPrices, researchSetup } from './research.js';
 
@@ -56,9 +57,11 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
 
   const store = await openDb(o.db);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
   const progress = new BatchProgress(entries.length);
+  const stopListening = onInterrupt(
+    () => controller.abort(),
+    () => progress.finish(models ? maxCostUsd : undefined),
+  );
   let summary: Awaited<ReturnType<typeof runBatch>>;
   try {
     summary = await runBatch({
@@ -87,9 +90,15 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
     });
   } finally {
     progress.finish(models ? maxCostUsd : undefined);
-    process.off('SIGINT', onSigint);
+    stopListening();
     await store.close();
   }
-  if (summary.cancelled) throw new AbortedError();
+  if (summary.cancelled) {
+    const cancelled = new AbortedError();
+    // Answered questions are saved runs: a second pass over the same file skips them.
+    cancelled.message =
+      'Cancelled. Run the same batch again to continue: the questions already answered are skipped.';
+    throw cancelled;
+  }
   if (summary.failed) process.exitCode = 1;
 }

@@ -21,6 +21,7 @@ import type { RecordedOptions } from '../../research/resume.js';
 import { pdfBudgetMs } from '../../tools/pdf-budget.js';
 import type { Provider, ProviderName } from '../../types.js';
 import { checkWritable, writeOutput } from '../files.js';
+import { onInterrupt } from '../interrupt.js';
 import { renderFor } from '../markdown/index.js';
 import { openDb } from '../open-db.js';
 import {
@@ -73,6 +74,9 @@ export interface ResearchCommandOptions extends SteerOptions {
   given?: string[];
 }
 
+export const REPORT_NEEDS_MODEL =
+  '--report needs a model to write the report, and extractive mode uses none: drop --report to get the passages that best answer the question, or drop --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).';
+
 /** The models for a research run, or undefined for extractive mode (no provider, or --extractive). */
 export async function researchModels(
   o: Pick<ResearchCommandOptions, 'provider' | 'smallModel' | 'largeModel' | 'extractive'>,
@@ -108,6 +112,8 @@ export async function researchSetup(o: ResearchCommandOptions) {
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
   if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
+  // Refused rather than ignored: a short extractive answer where a report file was asked for is a surprise.
+  if (o.report && !models) throw new UsageError(REPORT_NEEDS_MODEL);
   return { contentDir, filters, models };
 }
 
@@ -167,8 +173,13 @@ export async function runResearchCommand(
     o.raw,
   );
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
+  const stopListening = onInterrupt(
+    () => {
+      if (spinner?.isSpinning) spinner.text = 'Cancelling: recording the calls in flight…';
+      controller.abort();
+    },
+    () => spinner?.stop(),
+  );
   let result: ResearchResult;
   let ok = false;
   const review = steer.review;
@@ -214,7 +225,7 @@ export async function runResearchCommand(
     throw error;
   } finally {
     renderer.finishProgress(ok);
-    process.off('SIGINT', onSigint);
+    stopListening();
     await store.close();
   }
 

@@ -18,7 +18,12 @@ export function terminalMarkdown(
   env: NodeJS.ProcessEnv = process.env,
 ): MarkdownStream | undefined {
   if (!stream.isTTY || rawWanted(raw, env)) return undefined;
-  return new MarkdownStream(painter(colorEnabled(stream, env)), () => stream.columns || 80);
+  // A terminal that reports no width (a bare pty) is left to fold lines itself.
+  return new MarkdownStream(
+    painter(colorEnabled(stream, env)),
+    () => stream.columns || 80,
+    () => stream.columns || 0,
+  );
 }
 
 /** A whole Markdown text as `stream` should show it: rendered on a terminal, as it is otherwise. */

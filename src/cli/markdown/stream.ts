@@ -2,6 +2,7 @@ import { highlight } from './highlight.js';
 import { inline } from './inline.js';
 import { type Paint, SGR } from './palette.js';
 import { isDelimiterRow, renderTable } from './table.js';
+import { hangingIndent, wrapLine } from './wrap.js';
 
 // Markdown rendered for a terminal as it streams: each line is drawn when it is complete, a table or a
 // fenced code block when it closes, and nothing drawn is ever redrawn. The same class renders a whole text
@@ -28,9 +29,14 @@ export class MarkdownStream {
   private maybeHeader?: string;
   private table?: { header: string; delimiter: string; rows: string[] };
 
+  /**
+   * `width`: the terminal's columns, asked at each line so that a resized terminal (SIGWINCH, which Node
+   * turns into a new `columns`) is followed; `wrapWidth`: where text wraps, 0 for not at all.
+   */
   constructor(
     private readonly paint: Paint,
     private readonly width: () => number = () => 80,
+    private readonly wrapWidth: () => number = width,
   ) {}
 
   /** The rendered text of every line this chunk completes (empty while a line, table or fence is open). */
@@ -121,7 +127,7 @@ export class MarkdownStream {
     if (heading) {
       const level = heading[1]!.length;
       const colour = level === 1 ? [SGR.bold, SGR.magenta] : level === 2 ? [SGR.bold, SGR.cyan] : [SGR.bold];
-      const text = inline(heading[2]!, p, colour);
+      const text = wrapLine(inline(heading[2]!, p, colour), this.wrapWidth());
       if (level > 2) return `${text}\n`;
       const rule = (level === 1 ? '═' : '─').repeat(Math.min([...heading[2]!].length, this.width()));
       return `${text}\n${p([SGR.grey], rule)}\n`;
@@ -133,11 +139,24 @@ export class MarkdownStream {
       const depth = Math.floor(indent!.length / 2);
       const bullet = /\d/.test(marker!) ? marker! : BULLETS[depth % BULLETS.length]!;
       const box = task === undefined ? '' : task === ' ' ? '☐ ' : '☒ ';
-      return `${indent}${p([SGR.cyan], bullet)} ${box}${inline(text!, p)}\n`;
+      // Continued lines start under the item's text, not under its bullet.
+      const first = `${indent}${p([SGR.cyan], bullet)} ${box}`;
+      return this.wrap(inline(text!, p), first, hangingIndent(first, this.width()));
     }
     const quote = QUOTE.exec(line);
-    if (quote) return `${p([SGR.grey], '│')} ${inline(quote[1]!, p, [SGR.italic])}\n`;
+    if (quote) {
+      const bar = `${p([SGR.grey], '│')} `;
+      return this.wrap(inline(quote[1]!, p, [SGR.italic]), bar, bar);
+    }
     const indent = /^\s*/.exec(line)![0];
-    return `${indent}${inline(line.slice(indent.length), p)}\n`;
+    return this.wrap(inline(line.slice(indent.length), p), indent, hangingIndent(indent, this.width()));
+  }
+
+  /** Rendered inline text wrapped to the terminal's width now (it may have changed since the last line). */
+  private wrap(text: string, first: string, rest: string): string {
+    const width = this.wrapWidth();
+    // A hard break inside the text starts a line with the continuation prefix.
+    const lines = text.split('\n').map((l, i) => wrapLine(l, width, { first: i ? rest : first, rest }));
+    return `${lines.join('\n')}\n`;
   }
 }

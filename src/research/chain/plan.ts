@@ -1,0 +1,83 @@
+import { AbortedError } from '../../errors.js';
+import { SEARCH_SETUP_HINT } from '../../tools/search/config.js';
+import { CapReached, capTooLow } from '../budget.js';
+import { type DocumentInfo, searchDocuments } from '../documents.js';
+import { fallbackPlan, PLAN_LIST_LIMIT } from '../follow-up.js';
+import { type Emit, MAX_TOKENS } from '../model-call.js';
+import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from '../plan.js';
+import { checkPlanDocuments, type PlanView, planView } from '../plan-file.js';
+import type { ModelSetup, ResearchOptions, ResearchSettings, RunUsage } from '../types.js';
+import { preloadWebModules } from '../web-modules.js';
+import { type ChainStart, chainStart } from './start.js';
+
+/**
+ * The plan the run follows: the one given (--plan-file; its documents checked before anything is spent)
+ * or the small model's, then the user's review of it (--review) when asked for.
+ */
+export async function choosePlan(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+  { call, webAvailable, all, known, budget }: ChainStart,
+): Promise<Plan> {
+  // A resumed run follows the plan it recorded.
+  const recorded = o.prior?.plan(1);
+  if (recorded) return recorded;
+  let plan: Plan;
+  if (o.plan) {
+    checkPlanDocuments(o.plan, known, o.contentDir);
+    plan = o.plan;
+  } else {
+    // 1. Plan (small model). What web sources need loads meanwhile, off the critical path.
+    if (webAvailable) preloadWebModules();
+    emit({ type: 'step', name: 'plan' });
+    const shown: DocumentInfo[] =
+      all.length > PLAN_LIST_LIMIT
+        ? await searchDocuments(o.store, o.contentDir, o.question, PLAN_LIST_LIMIT)
+        : all;
+    const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
+    const planned = await makePlan(
+      async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
+      prompt,
+      known,
+      { breadth: settings.breadth },
+    ).catch((error) => {
+      if (!(budget && error instanceof CapReached)) throw error;
+      const inputChars = PLAN_SYSTEM.length + prompt.length;
+      throw capTooLow(budget, { model: m.smallModel, inputChars, maxTokens: MAX_TOKENS.plan });
+    });
+    if (planned.dropped.length)
+      emit({
+        type: 'notice',
+        message: `The plan named unknown documents, ignored: ${planned.dropped.join(', ')}`,
+      });
+    plan = planned.plan;
+    if (!plan.documents.length && !plan.searches.length) plan = await fallbackPlan(o);
+  }
+  if (o.review) {
+    // The time spent reading and editing the plan is the review's own step, not the plan's.
+    emit({ type: 'step', name: 'review' });
+    const reviewed = await o.review(planView(plan, all), all);
+    if (!reviewed) throw new AbortedError();
+    plan = reviewed;
+  }
+  if (!webAvailable && plan.searches.length)
+    emit({
+      type: 'notice',
+      message: `Web searches skipped: no search service is set up (${SEARCH_SETUP_HINT}).`,
+    });
+  return { documents: plan.documents, searches: plan.searches };
+}
+
+/** `--plan`: the plan (after any review) with its documents' titles, and what planning cost. */
+export async function planChain(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+): Promise<{ plan: PlanView; usage: RunUsage }> {
+  const start = await chainStart(o, m, emit, settings);
+  const plan = await choosePlan(o, m, settings, emit, start);
+  return { plan: planView(plan, start.all), usage: start.ledger.totals() };
+}

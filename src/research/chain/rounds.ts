@@ -1,0 +1,137 @@
+import { DEFAULT_MAX_AGE_MS } from '../../cache/duration.js';
+import { extractionCache } from '../../cache/extractions.js';
+import { pageCache } from '../../cache/pages.js';
+import { AbortedError, errorMessage } from '../../errors.js';
+import { CapReached, capNotice } from '../budget.js';
+import { type Emit, limiter, settleAll } from '../model-call.js';
+import type { Plan } from '../plan.js';
+import { EXTRACT_SYSTEM, extractPrompt, extractSource, NO_FACTS, PROMPT_VERSION } from '../prompts.js';
+import { collectRound, type Source, type SourceReport } from '../sources.js';
+import { type ModelSetup, type ResearchOptions, type ResearchSettings, webFilters } from '../types.js';
+import { type ChainStart, DEFAULT_CONCURRENCY } from './start.js';
+
+// The rounds of reading: each collects its sources and sends each to extraction the moment its text is in
+// hand; what has been read, extracted, failed or left unread is kept here for the follow-up and the write.
+
+export type Rounds = ReturnType<typeof readingRounds>;
+
+export function readingRounds(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+  { call, search, budget }: ChainStart,
+) {
+  const sources: Source[] = [];
+  const reports: SourceReport[] = [];
+  const facts = new Map<Source, string>();
+  /** Sources whose extraction failed (a context-length 400 on one huge page, say): noted, not fatal. */
+  const failed = new Map<Source, string>();
+  /** Sources collected after the spending cap stopped extraction: dropped before the write. */
+  const unread = new Set<Source>();
+  const seen = new Set<string>();
+  const searched: string[] = [];
+  const extractSlots = o.extractSlots ?? limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
+  // Nothing paid for twice: pages read and facts extracted before are reused (src/cache/).
+  const maxAgeMs = o.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const pages = pageCache(o.store.cache, { maxAgeMs, refresh: o.refresh, env: o.env });
+  const extracted = extractionCache(o.store.cache, {
+    question: o.question,
+    model: m.largeModel,
+    promptVersion: PROMPT_VERSION,
+    refresh: o.refresh,
+  });
+
+  /** Extracts one source's facts: from an earlier attempt, the cache, or the large model (queued). */
+  const extract = async (source: Source, key: string, extractions: Promise<void>[]) => {
+    await o.progress?.onSource(key, source);
+    // Extracted by an earlier attempt of a resumed run: not paid for again.
+    const before = o.prior?.facts(key);
+    if (before !== undefined) {
+      facts.set(source, before);
+      budget?.noted(before.length);
+      return;
+    }
+    const block = extractSource(source);
+    const cached = await extracted.get(block);
+    if (cached !== undefined) {
+      source.cached = true;
+      facts.set(source, cached);
+      budget?.noted(cached.length);
+      await o.progress?.onFacts(key, cached);
+      return;
+    }
+    const extraction = extractSlots(async () => {
+      try {
+        const { text, stopReason } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
+          { role: 'user', content: extractPrompt(o.question, source) },
+        ]);
+        facts.set(source, text.trim() || NO_FACTS);
+        await o.progress?.onFacts(key, facts.get(source)!);
+        // Only a whole answer is kept: not an empty one, not one cut at the output limit.
+        if (text.trim() && stopReason !== 'length') await extracted.put(block, text.trim());
+      } catch (error) {
+        if (error instanceof AbortedError) throw error;
+        if (error instanceof CapReached) unread.add(source);
+        else failed.set(source, errorMessage(error));
+      }
+    });
+    // Handled later by settleAll; marked now so an early failure is not an unhandled rejection.
+    extraction.catch(() => {});
+    extractions.push(extraction);
+  };
+
+  /** Collects one round's sources; each goes to extraction the moment its text is in hand. */
+  const collectAndExtract = async (round: number, what: Plan): Promise<Source[]> => {
+    emit({ type: 'step', name: 'sources', round });
+    const extractions: Promise<void>[] = [];
+    const collected = await collectRound(what, {
+      store: o.store,
+      root: o.contentDir,
+      env: o.env,
+      search,
+      signal: o.signal,
+      perSearch: settings.perSearch,
+      queries: [o.question, ...what.searches],
+      seen,
+      base: sources.length,
+      room: settings.maxSources - sources.length,
+      filters: webFilters(settings),
+      prior: o.prior,
+      onSearch: o.progress?.onSearch,
+      onReport: (report) => {
+        reports.push(report);
+        emit({ type: 'source', report });
+      },
+      pages,
+      onSource: (source, key) => extract(source, key, extractions),
+    }).catch(async (error) => {
+      // Let extractions already under way settle (they are billed) before the failure is reported.
+      await Promise.allSettled(extractions);
+      throw error;
+    });
+    searched.push(...what.searches);
+    sources.push(...collected);
+    // 3. Extract: whatever has not finished by the time collection ends.
+    emit({ type: 'step', name: 'extract', round });
+    await settleAll(extractions);
+    for (const s of collected)
+      if (failed.has(s))
+        emit({ type: 'notice', message: `No facts from [${s.n}] ${s.title}: ${failed.get(s)}` });
+    if (unread.size) stopAtCap();
+    return collected;
+  };
+
+  /** The cap stopped collection: what was not extracted is dropped and the rest renumbered. */
+  const stopAtCap = () => {
+    const total = sources.length;
+    const kept = sources.filter((s) => !unread.has(s));
+    kept.forEach((s, i) => {
+      s.n = i + 1;
+    });
+    sources.splice(0, sources.length, ...kept);
+    emit({ type: 'notice', message: capNotice(budget!, kept.length, total) });
+  };
+
+  return { sources, reports, facts, failed, seen, searched, collectAndExtract, stopAtCap };
+}
