@@ -1,4 +1,5 @@
 import type { Ora } from 'ora';
+import { sentenceText } from '../report/sentence.js';
 import { type Evidence, unsupportedClaims } from '../research/evidence/index.js';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
@@ -160,7 +161,7 @@ export function citationSummary(result: ResearchResult): string[] {
   const lines: string[] = [];
   if (c.dangling.length)
     lines.push(`Cites ${c.dangling.map((n) => `[${n}]`).join(', ')}, which name no collected source.`);
-  for (const sentence of c.uncited) lines.push(`No citation: "${clip(sentence)}"`);
+  for (const sentence of c.uncited) lines.push(`No citation: "${clip(sentenceText(sentence))}"`);
   const unused = result.sources.filter((s) => !c.cited.includes(s.n)).map((s) => `[${s.n}]`);
   if (result.sources.length === 0) return lines;
   if (lines.length === 0)
@@ -172,13 +173,19 @@ export function citationSummary(result: ResearchResult): string[] {
 /** Sentences whose numbers or quotes are not in the sources they cite; empty when all are grounded. */
 export function groundingSummary(result: Pick<ResearchResult, 'grounding'>): string[] {
   const g = result.grounding;
-  if (g.unsupported.length === 0) return [];
+  // A run saved before the count existed has no notChecked: nothing is said of what it did not count.
+  const unchecked =
+    typeof g.notChecked === 'number' && g.notChecked > 0
+      ? `${g.notChecked} cited claim${g.notChecked === 1 ? '' : 's'} had no figure, date or quotation the grounding check could compare (not checked).`
+      : undefined;
+  if (g.unsupported.length === 0) return unchecked ? [unchecked] : [];
   return [
-    `Not found in the cited source (${g.unsupported.length} of ${g.checked} cited sentence(s)):`,
+    `Not found in the cited source (${g.unsupported.length} of ${g.checked} checked claim(s)):`,
     ...g.unsupported.map(
       (u) =>
-        `  "${clip(u.sentence)}" — ${u.cites.map((n) => `[${n}]`).join('')} does not contain: ${u.missing.join(', ')}`,
+        `  "${clip(sentenceText(u.sentence))}" — ${u.cites.map((n) => `[${n}]`).join('')} does not contain: ${u.missing.join(', ')}`,
     ),
+    ...(unchecked ? [unchecked] : []),
   ];
 }
 

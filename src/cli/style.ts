@@ -1,4 +1,4 @@
-import { formatUsd } from '../report/format.js';
+import { formatUsd } from '../money.js';
 // Colour only for a terminal that wants it: https://no-color.org and FORCE_COLOR are honoured.
 
 export function colorEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -1,7 +1,9 @@
+import { formatUsd } from '../money.js';
 import { CSS } from './css.js';
 import { esc } from './escape.js';
-import { renderAnswer, sentenceText } from './markdown.js';
+import { renderAnswer } from './markdown.js';
 import { howRead, type RunView, runView, safeUrl } from './run-view.js';
+import { sentenceText } from './sentence.js';
 
 // One self-contained HTML file for a research run: inline CSS, no script, a CSP that forbids fetching
 // anything, so the page opens the same from disk, an email attachment or offline.
@@ -10,8 +12,7 @@ import { howRead, type RunView, runView, safeUrl } from './run-view.js';
 export const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-const usd = (n: number | null) =>
-  n === null ? 'cost unknown' : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
+const usd = (n: number | null) => (n === null ? 'cost unknown' : formatUsd(n));
 
 /** The run JSON (`agent research --json`, a saved run) as an HTML page. */
 export function renderHtml(run: Record<string, unknown>, extra: { models?: string[] } = {}): string {

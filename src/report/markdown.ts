@@ -2,6 +2,7 @@ import MarkdownIt, { type Env, type Token } from 'markdown-it';
 import { CITE } from '../research/claims.js';
 import { esc } from './escape.js';
 import { type RunView, safeUrl, type ViewEvidence } from './run-view.js';
+import { normalize } from './sentence.js';
 
 // The answer's Markdown as HTML: markdown-it with raw HTML off (everything from the model is escaped), each
 // `[n]` a link to its source carrying a popover of its evidence, flagged sentences marked with their reason.
@@ -25,15 +26,6 @@ interface RenderEnv extends Env {
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 // Links only to the web, mail and this page: markdown-it's default would also let ftp: and the like through.
 md.validateLink = (url) => /^(https?:|mailto:|#)/i.test(url.trim());
-
-/** Whitespace collapsed, Markdown emphasis and list or heading markers dropped: how sentences are compared. */
-export const normalize = (s: string) =>
-  s
-    .replace(/^\s*(?:[-*+]|\d+[.)]|#{1,6}|>)\s+/, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\*\*|__|[*`]|~~/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** The children's text as a reader sees it, each character mapped back to its token and offset. */
 function plainText(children: Children): { text: string; at: Array<[number, number]> } {
@@ -216,21 +208,6 @@ function markRow(
     last.children.push(make('flag_mark', { k }));
     env.marked.add(k);
   });
-}
-
-/** A flagged sentence as a reader sees it: a table row's cells joined, Markdown emphasis and links gone. */
-export function sentenceText(sentence: string): string {
-  const s = sentence.trim();
-  if (!s.startsWith('|')) return normalize(s);
-  const cells = s
-    .replace(/^\||\|$/g, '')
-    .split('|')
-    .map((c) => normalize(c))
-    .filter(Boolean);
-  // A cell that is only citations goes at the end, as in a sentence.
-  const cites = cells.filter((c) => /^(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+$/.test(c));
-  const text = cells.filter((c) => !cites.includes(c)).join(' — ');
-  return cites.length ? `${text} ${cites.join(' ')}` : text;
 }
 
 const rules = md.renderer.rules;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError, errorMessage } from '../errors.js';
+import { formatUsd } from '../money.js';
 import type { SavedRun } from '../store/store.js';
 import { type BatchEntry, type BatchOverrides, type BatchQuestion, isLineError } from './batch-file.js';
 import { DEFAULT_CONCURRENCY } from './chain/start.js';
@@ -75,7 +76,7 @@ async function answeredBefore(
 
 /** Why a question was not started: the batch's cap stopped a run with no call left to give room back. */
 const capSpent = (purse: Purse) =>
-  `Not started: the batch's $${purse.limitUsd.toFixed(2)} cap (--max-cost) is spent as far as a question can use it ($${purse.spent.toFixed(2)} spent). Raise the cap and run the batch again: answered questions are skipped.`;
+  `Not started: the batch's ${formatUsd(purse.limitUsd)} cap (--max-cost) is spent as far as a question can use it (${formatUsd(purse.spent)} spent). Raise the cap and run the batch again: answered questions are skipped.`;
 
 export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   const { base } = o;

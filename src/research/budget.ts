@@ -1,4 +1,5 @@
 import { AgentError, UsageError } from '../errors.js';
+import { formatUsd } from '../money.js';
 import { priceFilePath } from '../providers/price-file.js';
 import { costOf, findPrice, type Price } from '../providers/prices.js';
 import { writePrompt } from './prompts.js';
@@ -208,8 +209,6 @@ export class Budget {
   }
 }
 
-const usd = (n: number) => `$${n.toFixed(2)}`;
-
 /** The cap for a research run over these models, or undefined when none is set. */
 export function runBudget(
   o: Pick<ResearchOptions, 'maxCostUsd' | 'userPrices' | 'env' | 'question' | 'purse' | 'runId'>,
@@ -232,8 +231,8 @@ export function runBudget(
 
 /** The notice when the cap ends collection. */
 export function capNotice(budget: Budget, read: number, collected: number): string {
-  const cap = `${budget.shared ? "the batch's " : 'the '}${usd(budget.limitUsd)} cap`;
-  return `Stopped collecting at ${usd(budget.spentUsd)} of ${cap}: ${read} of ${collected} sources read.`;
+  const cap = `${budget.shared ? "the batch's " : 'the '}${formatUsd(budget.limitUsd)} cap`;
+  return `Stopped collecting at ${formatUsd(budget.spentUsd)} of ${cap}: ${read} of ${collected} sources read.`;
 }
 
 /**
@@ -244,9 +243,9 @@ export function capTooLow(budget: Budget, plan: CallPlan): AgentError {
   const floor = budget.floor(plan);
   if (budget.shared)
     return new AgentError(
-      `Not started: the batch's ${usd(budget.limitUsd)} cap (--max-cost) has ${usd(budget.leftUsd)} left, less than planning and writing this question can cost at worst (${usd(floor)} with ${plan.model}). Raise the cap and run the batch again: answered questions are skipped.`,
+      `Not started: the batch's ${formatUsd(budget.limitUsd)} cap (--max-cost) has ${formatUsd(budget.leftUsd)} left, less than planning and writing this question can cost at worst (${formatUsd(floor)} with ${plan.model}). Raise the cap and run the batch again: answered questions are skipped.`,
     );
   return new UsageError(
-    `The ${usd(budget.limitUsd)} cap (--max-cost) does not cover planning and writing at their worst case (${usd(floor)} with ${plan.model}): raise it to at least ${usd(Math.ceil(floor * 100) / 100)}.`,
+    `The ${formatUsd(budget.limitUsd)} cap (--max-cost) does not cover planning and writing at their worst case (${formatUsd(floor)} with ${plan.model}): raise it to at least ${formatUsd(Math.ceil(floor * 100) / 100)}.`,
   );
 }

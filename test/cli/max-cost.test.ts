@@ -60,7 +60,7 @@ describe('agent research --max-cost', () => {
   it('stops collecting before the cap, says so, answers, and reports the budget in --json', async () => {
     const r = await research(['--max-cost', '0.40', '--json']);
     expect(r.code).toBe(0);
-    const read = /Stopped collecting at \$0\.\d\d of the \$0\.40 cap: (\d) of 5 sources read\./.exec(
+    const read = /Stopped collecting at \$0\.\d+ of the \$0\.4000 cap: (\d) of 5 sources read\./.exec(
       r.stderr,
     );
     expect(read, r.stderr).not.toBeNull();
@@ -111,7 +111,7 @@ describe('agent research --max-cost', () => {
     const r = await research(['--max-cost', '0.01']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /The \$0\.01 cap \(--max-cost\) does not cover planning and writing .* raise it to at least \$0\.\d\d\./,
+      /The \$0\.01000 cap \(--max-cost\) does not cover planning and writing .* raise it to at least \$0\.\d+\./,
     );
     expect(server.requests).toHaveLength(0);
   });

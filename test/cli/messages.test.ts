@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { checkDatabasePath } from '../../src/cli/db-path-check.js';
 import { ConfigError } from '../../src/errors.js';
-import { formatUsd } from '../../src/report/format.js';
+import { formatUsd } from '../../src/money.js';
 import { runCli } from '../support/cli.js';
 
 // Messages that name the real problem, and money said by one rule.

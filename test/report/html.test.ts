@@ -25,7 +25,7 @@ describe('the HTML report of a saved run', () => {
       'Question: How do refunds, approvals and escalations fit together?',
     );
     expect(doc.querySelector('.meta')?.text).toBe(
-      '2026-11-02 10:04 UTC' + 'report' + 'claude-haiku-5-5, claude-sonnet-5' + '$0.03' + '40 sources',
+      '2026-11-02 10:04 UTC' + 'report' + 'claude-haiku-5-5, claude-sonnet-5' + '$0.03120' + '40 sources',
     );
     expect(text('nav.toc a')).toEqual([
       'Summary',

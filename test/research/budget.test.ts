@@ -156,7 +156,7 @@ describe('a research run under a cap', () => {
     expect(notice).toMatchObject({
       message: expect.stringMatching(
         new RegExp(
-          `^Stopped collecting at \\$0\\.\\d\\d of the \\$0\\.50 cap: ${extracts.length} of 12 sources read\\.$`,
+          `^Stopped collecting at \\$0\\.\\d+ of the \\$0\\.5000 cap: ${extracts.length} of 12 sources read\\.$`,
         ),
       ),
     });
@@ -201,7 +201,7 @@ describe('a research run under a cap', () => {
     expect(events).toContainEqual({
       type: 'notice',
       message: expect.stringMatching(
-        /^Stopped collecting at \$0\.\d\d of the \$1\.00 cap: 12 of 12 sources read\.$/,
+        /^Stopped collecting at \$0\.\d+ of the \$1\.00 cap: 12 of 12 sources read\.$/,
       ),
     });
   });
@@ -215,7 +215,7 @@ describe('a research run under a cap', () => {
   it('refuses a cap too low to plan and write, before any call, as a usage error', async () => {
     const { model, promise } = capped(0.05);
     await expect(promise).rejects.toThrow(
-      /The \$0\.05 cap \(--max-cost\) does not cover planning and writing at their worst case \(\$0\.\d\d with small\): raise it to at least \$0\.\d\d\./,
+      /The \$0\.05000 cap \(--max-cost\) does not cover planning and writing at their worst case \(\$0\.\d+ with small\): raise it to at least \$0\.\d+\./,
     );
     await promise.catch((e) => expect(e).toBeInstanceOf(UsageError));
     expect(model.calls).toHaveLength(0);
