@@ -20,7 +20,7 @@
 // CommonJS files less at each start); its compiled addon stays in node_modules, given by path when a
 // database is opened (withAddon in src/store/sqlite/open.ts).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,7 +29,10 @@ import { checkOpenaiStubs, lazyChildProcess, openaiUsedOnly, zodEnglishOnly } fr
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
-const outdir = `${dist}/bundle`;
+const target = `${dist}/bundle`;
+// Built beside the live bundle and swapped in at the end: a CLI started meanwhile (another test suite,
+// a user's agent during a rebuild) keeps running the whole old bundle, never a half-written one.
+const outdir = `${dist}/bundle.next-${process.pid}`;
 
 const common = {
   bundle: true,
@@ -340,3 +343,10 @@ for (const name of readdirSync(outdir).filter((n) => n.endsWith('.cjs') && n !==
   hashes[name] = createHash('sha256').update(wrapped).digest('base64url').slice(0, 16);
 }
 writeFileSync(`${outdir}/hashes.json`, `${JSON.stringify(hashes, null, 1)}\n`);
+
+// The swap: the old bundle moves aside (a rename, so a process that has it open keeps its files) and the
+// new one takes its place; only the moment between the two renames has no bundle.
+const old = `${dist}/bundle.old-${process.pid}`;
+if (existsSync(target)) renameSync(target, old);
+renameSync(outdir, target);
+rmSync(old, { recursive: true, force: true });
