@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
 import { refreshIndex } from '../dist/research/documents.js';
-import { extractiveAnswer } from '../dist/research/extractive.js';
+import { extractiveAnswer } from '../dist/research/extractive/index.js';
 import { openStore } from '../dist/store/open.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline/promises';
 import type { DocumentInfo } from '../research/documents.js';
 import type { PlanView } from '../research/pipeline.js';
-import type { Plan } from '../research/plan.js';
-import { planOf } from '../research/plan-file.js';
+import type { Plan } from '../research/planning/plan.js';
+import { planOf } from '../research/planning/plan-file.js';
 import { clean, styleFor } from './style.js';
 
 // `agent research --review`: the plan, numbered, on the terminal; the user keeps it, drops items, adds a

@@ -1,5 +1,5 @@
 import MarkdownIt, { type Env, type Token } from 'markdown-it';
-import { CITE } from '../research/claims.js';
+import { CITE } from '../research/checks/claims.js';
 import { esc } from './escape.js';
 import { type RunView, safeUrl, type ViewEvidence } from './run-view.js';
 import { normalize } from './sentence.js';

@@ -8,7 +8,7 @@ import {
   type Provider,
   type Usage,
 } from '../types.js';
-import { type Budget, CapReached } from './budget.js';
+import { type Budget, CapReached } from './run/budget.js';
 import type { ResearchEvent, ResearchOptions, ResearchResult } from './types.js';
 
 // How the research chain calls a model: every call recorded in the ledger and the run's totals, whatever

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, ConfigError, errorMessage, UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { modelChain, planChain } from './chain/index.js';
-import { checkCitations } from './citations.js';
+import { checkCitations } from './checks/citations.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
-import type { PlanView } from './plan-file.js';
+import type { PlanView } from './planning/plan-file.js';
 import { resultJson } from './result-json.js';
-import { type Recording, resumeRecording, startRecording } from './resume.js';
-import { StepClock } from './timings.js';
+import { type Recording, resumeRecording, startRecording } from './run/resume.js';
+import { StepClock } from './run/timings.js';
 import {
   DEFAULT_SETTINGS,
   type ModelSetup,
@@ -18,9 +18,9 @@ import {
   type ResearchSettings,
   type RunUsage,
 } from './types.js';
-import { addRunUsage, verifyClaims } from './verify.js';
+import { addRunUsage, verifyClaims } from './checks/verify.js';
 
-export type { PlanView } from './plan-file.js';
+export type { PlanView } from './planning/plan-file.js';
 export type {
   ModelSetup,
   ResearchEvent,
@@ -239,7 +239,7 @@ async function extractiveChain(
   emit: (e: ResearchEvent) => void,
 ): Promise<Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'>> {
   emit({ type: 'step', name: 'search' });
-  const { extractiveAnswer } = await import('./extractive.js');
+  const { extractiveAnswer } = await import('./extractive/index.js');
   const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question);
   emit({ type: 'step', name: 'select' });
   // The quoted sentences come from the whole documents: that is the text the grounding check holds them to.

@@ -7,7 +7,7 @@ import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../too
 import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
 import { documentSource, textSource } from './documents.js';
-import type { Plan } from './plan.js';
+import type { Plan } from './planning/plan.js';
 import { loadWebModules } from './web-modules.js';
 
 /**

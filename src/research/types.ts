@@ -3,13 +3,13 @@ import type { CostRow, Store } from '../store/store.js';
 import type { WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import type { Provider, Usage } from '../types.js';
-import type { CitationCheck } from './citations.js';
+import type { CitationCheck } from './checks/citations.js';
 import type { DocumentInfo } from './documents.js';
 import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
-import type { FollowUp, Plan } from './plan.js';
-import type { PlanView } from './plan-file.js';
-import type { Purse } from './purse.js';
+import type { FollowUp, Plan } from './planning/plan.js';
+import type { PlanView } from './planning/plan-file.js';
+import type { Purse } from './run/purse.js';
 import type { PriorReads, Source, SourceReport } from './sources.js';
 
 // The research chain's shared types, in a file of their own so that the stages (chain/, sources,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBatch } from '../../src/research/batch-file.js';
+import { parseBatch } from '../../src/research/run/batch-file.js';
 
 describe('a batch file', () => {
   it('takes one question a line, skipping blank lines and # comments, numbering lines as the file does', () => {

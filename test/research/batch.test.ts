@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchOutcome, outcomeJson, runBatch } from '../../src/research/batch.js';
-import { parseBatch } from '../../src/research/batch-file.js';
+import { type BatchOutcome, outcomeJson, runBatch } from '../../src/research/run/batch.js';
+import { parseBatch } from '../../src/research/run/batch-file.js';
 import type { Store } from '../../src/store/store.js';
 import { billedModel, contentFolder, price } from '../support/research-world.js';
 import { sqliteStoreNow } from '../support/stores.js';

@@ -8,7 +8,7 @@ import {
   parseUsd,
   requirePrices,
   worstCase,
-} from '../../src/research/budget.js';
+} from '../../src/research/run/budget.js';
 import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
 import { resultJson } from '../../src/research/result-json.js';
 import { billedModel, contentFolder, price } from '../support/research-world.js';

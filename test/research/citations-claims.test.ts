@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCitations } from '../../src/research/citations.js';
-import { citedClaims } from '../../src/research/claims.js';
+import { checkCitations } from '../../src/research/checks/citations.js';
+import { citedClaims } from '../../src/research/checks/claims.js';
 import { checkGrounding } from '../../src/research/grounding/index.js';
 import { markdownSentences, proseSentences } from '../../src/research/text.js';
 

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { AbortedError } from '../../src/errors.js';
-import { checkCitations } from '../../src/research/citations.js';
+import { checkCitations } from '../../src/research/checks/citations.js';
 import {
   contentDirectory,
   listDocuments,
   refreshIndex,
   searchDocuments,
 } from '../../src/research/documents.js';
-import { coversAmount } from '../../src/research/extractive.js';
+import { coversAmount } from '../../src/research/extractive/index.js';
 import { markdownSentences } from '../../src/research/text.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

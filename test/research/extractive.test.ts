@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
-import { extractiveAnswer } from '../../src/research/extractive.js';
+import { extractiveAnswer } from '../../src/research/extractive/index.js';
 import { sqliteStoreNow } from '../support/stores.js';
 
 /** Long filler prose with none of the question's words. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError, UsageError } from '../../src/errors.js';
 import type { Price } from '../../src/providers/prices.js';
-import { Budget, capTooLow } from '../../src/research/budget.js';
-import { Purse } from '../../src/research/purse.js';
+import { Budget, capTooLow } from '../../src/research/run/budget.js';
+import { Purse } from '../../src/research/run/purse.js';
 
 // A batch's runs share one purse: one run's spending, calls in flight and unwritten answer all count
 // against the others' calls, so the cap holds for the batch.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runResearch } from '../../src/research/pipeline.js';
-import { StepClock, timingsLine } from '../../src/research/timings.js';
+import { StepClock, timingsLine } from '../../src/research/run/timings.js';
 import { contentFolder, fakeWeb, researchModel } from '../support/research-world.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

@@ -1,4 +1,4 @@
-import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
+import { parseUsd, USD_EXPECTED } from '../../research/run/budget.js';
 import { formatCost, formatInt, formatUsd } from '../style.js';
 import { capSpent, newCap } from './cap.js';
 import type { Chat } from './context.js';

@@ -14,7 +14,7 @@ import {
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
-import { maxCostSetting, requirePrices } from '../../research/budget.js';
+import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { ModelSetup } from '../../research/pipeline.js';
 import type { SessionSummary, Store } from '../../store/store.js';
 import { buildChatTools } from '../../tools/index.js';

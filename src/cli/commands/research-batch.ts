@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { maxAgeSetting } from '../../cache/duration.js';
 import { AbortedError, errorMessage, UsageError } from '../../errors.js';
-import { outcomeJson, runBatch } from '../../research/batch.js';
-import { parseBatch } from '../../research/batch-file.js';
+import { outcomeJson, runBatch } from '../../research/run/batch.js';
+import { parseBatch } from '../../research/run/batch-file.js';
 import { BatchProgress } from '../batch-progress.js';
 import { onInterrupt } from '../interrupt.js';
 import { openDb } from '../open-db.js';

@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { ResearchOptions } from '../../research/pipeline.js';
-import { type RecordedOptions, recordedRun } from '../../research/resume.js';
+import { type RecordedOptions, recordedRun } from '../../research/run/resume.js';
 import { safeLocation } from '../../store/open.js';
 import { openDb } from '../open-db.js';
 

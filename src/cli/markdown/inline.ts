@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { MarkdownIt } from 'markdown-it';
-import { CITE } from '../../research/claims.js';
+import { CITE } from '../../research/checks/claims.js';
 import { type Paint, SGR, type Sgr } from './palette.js';
 
 // One line's inline Markdown (emphasis, code, links, images, citations) as terminal text.

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { DURATION_EXPECTED, parseDuration } from '../../cache/duration.js';
 import { PROVIDERS } from '../../providers/registry.js';
-import { parseUsd, USD_EXPECTED } from '../../research/budget.js';
+import { parseUsd, USD_EXPECTED } from '../../research/run/budget.js';
 
 // Option parsers and options shared by several commands.
 

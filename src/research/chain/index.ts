@@ -1,9 +1,9 @@
 import { AgentError } from '../../errors.js';
 import { loadAfterNextRequest } from '../../request-sent.js';
-import { CapReached } from '../budget.js';
-import { fallbackPlan, followUp } from '../follow-up.js';
+import { CapReached } from '../run/budget.js';
+import { fallbackPlan, followUp } from '../planning/follow-up.js';
 import type { Emit } from '../model-call.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../planning/plan.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import { choosePlan } from './plan.js';
 import { readingRounds } from './rounds.js';
@@ -27,7 +27,7 @@ export async function modelChain(
   const { ledger, call, webAvailable, all, known, budget } = start;
   // The checks' reading (with the grounding check) is needed at the write: loaded while the plan request
   // is out (the process is idle then), not at start-up or between the plan and the sources.
-  const reading = loadAfterNextRequest(() => import('../read-ahead.js'));
+  const reading = loadAfterNextRequest(() => import('../checks/read-ahead.js'));
   let plan = await choosePlan(o, m, settings, emit, start);
   await o.progress?.onPlan(1, plan);
 

@@ -1,7 +1,7 @@
 import { AgentError } from '../../errors.js';
 import { type Caller, type Emit, MAX_TOKENS } from '../model-call.js';
-import { NO_FACTS, REPORT_SYSTEM, WRITE_SYSTEM, writePrompt } from '../prompts.js';
-import type { ReadAhead } from '../read-ahead.js';
+import { NO_FACTS, REPORT_SYSTEM, WRITE_SYSTEM, writePrompt } from '../planning/prompts.js';
+import type { ReadAhead } from '../checks/read-ahead.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import type { Rounds } from './rounds.js';
 
@@ -16,7 +16,7 @@ export async function writeAnswer(
   emit: Emit,
   call: Caller,
   { sources, facts, failed }: Pick<Rounds, 'sources' | 'facts' | 'failed'>,
-  reading: () => Promise<typeof import('../read-ahead.js')>,
+  reading: () => Promise<typeof import('../checks/read-ahead.js')>,
 ): Promise<{ answer: string; truncated: boolean; ahead: ReadAhead }> {
   const step = settings.report ? 'report' : 'write';
   const writeSystem = settings.report ? REPORT_SYSTEM : WRITE_SYSTEM;

@@ -1,4 +1,4 @@
-import { CITE, type Claim as CitedClaim, citedClaims } from '../claims.js';
+import { CITE, type Claim as CitedClaim, citedClaims } from '../checks/claims.js';
 import type { Source } from '../sources.js';
 import { linkTo } from './fragment.js';
 import { bestSentence, claimTerms, coverage, indexSentences, type SourceIndex, Vocabulary } from './rank.js';

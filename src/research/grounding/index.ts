@@ -1,5 +1,5 @@
 import { withoutLinkMarkup } from '../../formats/escape.js';
-import { CITE, citedClaims } from '../claims.js';
+import { CITE, citedClaims } from '../checks/claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
 import { readFacts, readText, undoLayout } from '../quantities/read.js';

@@ -1,6 +1,6 @@
-import type { ResearchEvent, ResearchStep, TimedStep, Timings } from './types.js';
+import type { ResearchEvent, ResearchStep, TimedStep, Timings } from '../types.js';
 
-export type { TimedStep, Timings } from './types.js';
+export type { TimedStep, Timings } from '../types.js';
 
 const GROUP: Partial<Record<ResearchStep, TimedStep>> = {
   index: 'index',

@@ -1,8 +1,8 @@
-import { AgentError, errorMessage, UsageError } from '../errors.js';
-import { newHolder, RUN_STALE_MS } from '../store/holder.js';
-import type { RunProgress, Store } from '../store/store.js';
-import type { SearchResult } from '../tools/search/result.js';
-import type { Source } from './sources.js';
+import { AgentError, errorMessage, UsageError } from '../../errors.js';
+import { newHolder, RUN_STALE_MS } from '../../store/holder.js';
+import type { RunProgress, Store } from '../../store/store.js';
+import type { SearchResult } from '../../tools/search/result.js';
+import type { Source } from '../sources.js';
 import type {
   ModelSetup,
   PriorWork,
@@ -11,7 +11,7 @@ import type {
   ResearchOptions,
   ResearchSettings,
   RunUsage,
-} from './types.js';
+} from '../types.js';
 
 // Resumable research runs. A model run is kept, unfinished, from the moment its plan is made, and records
 // each search, each source read and each extraction as it is done (the store's ProgressStore). A run that

@@ -1,4 +1,4 @@
-import { proseSentences } from './text.js';
+import { proseSentences } from '../text.js';
 
 // How an answer divides into claims, shared by the citation check, the grounding check and the evidence
 // finder, so that all three agree on what a sentence, a list item or a table row is and what it cites.

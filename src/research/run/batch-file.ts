@@ -1,6 +1,6 @@
-import { errorMessage } from '../errors.js';
-import { PERIOD_HINT, parseDomain, parsePeriod } from '../tools/search/filters.js';
-import type { ResearchSettings } from './types.js';
+import { errorMessage } from '../../errors.js';
+import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
+import type { ResearchSettings } from '../types.js';
 
 // A batch file (`agent research --batch <file>`): one question per line, or a JSON object per line with
 // "question" and any of the run's settings, which override the command line's for that line only. Blank

@@ -1,6 +1,6 @@
-import { indexSentences, type SourceIndex as SentenceIndex } from './evidence/rank.js';
-import { locatedSentences } from './evidence/sentences.js';
-import { indexSource, type SourceIndex } from './grounding/index.js';
+import { indexSentences, type SourceIndex as SentenceIndex } from '../evidence/rank.js';
+import { locatedSentences } from '../evidence/sentences.js';
+import { indexSource, type SourceIndex } from '../grounding/index.js';
 
 // The grounding check and the evidence finder spend most of their time reading the sources, which does
 // not depend on the answer: a run reads them while the writing model streams (the process is otherwise

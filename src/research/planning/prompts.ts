@@ -1,4 +1,4 @@
-import type { Source } from './sources.js';
+import type { Source } from '../sources.js';
 
 export const NO_FACTS = 'NO RELEVANT FACTS';
 
