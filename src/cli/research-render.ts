@@ -3,8 +3,8 @@ import { sentenceText } from '../report/sentence.js';
 import { type Evidence, unsupportedClaims } from '../research/evidence/index.js';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
-import type { Source, SourceReport } from '../research/sources.js';
 import { timingsLine } from '../research/run/timings.js';
+import type { Source, SourceReport } from '../research/sources.js';
 import { terminalMarkdown } from './markdown/index.js';
 import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js';
 

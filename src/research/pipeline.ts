@@ -3,6 +3,7 @@ import { AbortedError, AgentError, ConfigError, errorMessage, UsageError } from 
 import type { Store } from '../store/store.js';
 import { modelChain, planChain } from './chain/index.js';
 import { checkCitations } from './checks/citations.js';
+import { addRunUsage, verifyClaims } from './checks/verify.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
 import type { PlanView } from './planning/plan-file.js';
@@ -18,7 +19,6 @@ import {
   type ResearchSettings,
   type RunUsage,
 } from './types.js';
-import { addRunUsage, verifyClaims } from './checks/verify.js';
 
 export type { PlanView } from './planning/plan-file.js';
 export type {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import type { Price } from '../../src/providers/prices.js';
+import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
+import { resultJson } from '../../src/research/result-json.js';
 import {
   Budget,
   CHARS_PER_TOKEN,
@@ -9,8 +11,6 @@ import {
   requirePrices,
   worstCase,
 } from '../../src/research/run/budget.js';
-import { type ResearchEvent, runResearch } from '../../src/research/pipeline.js';
-import { resultJson } from '../../src/research/result-json.js';
 import { billedModel, contentFolder, price } from '../support/research-world.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { refreshIndex } from '../../src/research/documents.js';
-import { quoteUnits } from '../../src/research/extractive/units.js';
 import { extractiveAnswer } from '../../src/research/extractive/index.js';
+import { quoteUnits } from '../../src/research/extractive/units.js';
 import { sourceSentences } from '../../src/research/text.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

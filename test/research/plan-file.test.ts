@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { checkPlanDocuments, parsePlanFile, planOf, planView } from '../../src/research/planning/plan-file.js';
+import {
+  checkPlanDocuments,
+  parsePlanFile,
+  planOf,
+  planView,
+} from '../../src/research/planning/plan-file.js';
 
 const DOCS = [
   { slug: 'policies/refunds', title: 'Refunds Policy', path: '/c/policies/refunds.md' },

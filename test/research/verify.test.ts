@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/providers/registry.js';
+import { parseVerdicts } from '../../src/research/checks/verify.js';
 import { type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
 import { resultJson } from '../../src/research/result-json.js';
-import { parseVerdicts } from '../../src/research/checks/verify.js';
 import { startStepModel } from '../support/step-model.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

@@ -5,7 +5,6 @@ import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { outFormat } from '../../report/format.js';
-import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import { contentDirectory } from '../../research/documents.js';
 import {
   InterruptedRun,
@@ -17,6 +16,7 @@ import {
   VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
+import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { RecordedOptions } from '../../research/run/resume.js';
 import { pdfBudgetMs } from '../../tools/pdf-budget.js';
 import type { Provider, ProviderName } from '../../types.js';

@@ -1,9 +1,9 @@
 import { AgentError } from '../../errors.js';
 import { loadAfterNextRequest } from '../../request-sent.js';
-import { CapReached } from '../run/budget.js';
-import { fallbackPlan, followUp } from '../planning/follow-up.js';
 import type { Emit } from '../model-call.js';
+import { fallbackPlan, followUp } from '../planning/follow-up.js';
 import type { Plan } from '../planning/plan.js';
+import { CapReached } from '../run/budget.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import { choosePlan } from './plan.js';
 import { readingRounds } from './rounds.js';

@@ -1,11 +1,11 @@
 import { AbortedError } from '../../errors.js';
 import { SEARCH_SETUP_HINT } from '../../tools/search/config.js';
-import { CapReached, capTooLow } from '../run/budget.js';
 import { type DocumentInfo, searchDocuments } from '../documents.js';
-import { fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
 import { type Emit, MAX_TOKENS } from '../model-call.js';
+import { fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
 import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from '../planning/plan.js';
 import { checkPlanDocuments, type PlanView, planView } from '../planning/plan-file.js';
+import { CapReached, capTooLow } from '../run/budget.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings, RunUsage } from '../types.js';
 import { preloadWebModules } from '../web-modules.js';
 import { type ChainStart, chainStart } from './start.js';

@@ -2,10 +2,16 @@ import { DEFAULT_MAX_AGE_MS } from '../../cache/duration.js';
 import { extractionCache } from '../../cache/extractions.js';
 import { pageCache } from '../../cache/pages.js';
 import { AbortedError, errorMessage } from '../../errors.js';
-import { CapReached, capNotice } from '../run/budget.js';
 import { type Emit, limiter, settleAll } from '../model-call.js';
 import type { Plan } from '../planning/plan.js';
-import { EXTRACT_SYSTEM, extractPrompt, extractSource, NO_FACTS, PROMPT_VERSION } from '../planning/prompts.js';
+import {
+  EXTRACT_SYSTEM,
+  extractPrompt,
+  extractSource,
+  NO_FACTS,
+  PROMPT_VERSION,
+} from '../planning/prompts.js';
+import { CapReached, capNotice } from '../run/budget.js';
 import { collectRound, type Source, type SourceReport } from '../sources.js';
 import { type ModelSetup, type ResearchOptions, type ResearchSettings, webFilters } from '../types.js';
 import { type ChainStart, DEFAULT_CONCURRENCY } from './start.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { resolveSearch } from '../../tools/search/config.js';
-import { runBudget } from '../run/budget.js';
+import type { ReadAhead } from '../checks/read-ahead.js';
 import { listDocuments } from '../documents.js';
 import { type Emit, MAX_TOKENS, modelCaller, RunLedger } from '../model-call.js';
 import { REPORT_SYSTEM, WRITE_SYSTEM } from '../planning/prompts.js';
-import type { ReadAhead } from '../checks/read-ahead.js';
+import { runBudget } from '../run/budget.js';
 import type { ModelSetup, ResearchOptions, ResearchResult, ResearchSettings } from '../types.js';
 
 // What every model chain starts from, for a whole run (--plan and the full chain alike).

@@ -1,7 +1,7 @@
 import { AgentError } from '../../errors.js';
+import type { ReadAhead } from '../checks/read-ahead.js';
 import { type Caller, type Emit, MAX_TOKENS } from '../model-call.js';
 import { NO_FACTS, REPORT_SYSTEM, WRITE_SYSTEM, writePrompt } from '../planning/prompts.js';
-import type { ReadAhead } from '../checks/read-ahead.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import type { Rounds } from './rounds.js';
 

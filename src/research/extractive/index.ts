@@ -1,9 +1,9 @@
 import type { Store } from '../../store/store.js';
 import { getDocument, type PassageHit, queryTerms, searchPassages } from '../documents.js';
-import { askedBand, type Band, bands, holds, quantities } from './numbers.js';
-import { quoteUnits, type Unit } from './units.js';
 import type { Source } from '../sources.js';
 import { stem, words } from '../text.js';
+import { askedBand, type Band, bands, holds, quantities } from './numbers.js';
+import { quoteUnits, type Unit } from './units.js';
 
 // The no-key answer: full-text search over every document's passages picks the best passages (so a fact
 // deep in a long document is found); the sentences, list items and table rows in them are scored against

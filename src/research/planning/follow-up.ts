@@ -1,5 +1,7 @@
 import { type DocumentInfo, searchDocuments } from '../documents.js';
 import type { Caller } from '../model-call.js';
+import type { Source } from '../sources.js';
+import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import {
   type FollowUp,
   followUpPrompt,
@@ -9,8 +11,6 @@ import {
   UnusablePlanError,
 } from './plan.js';
 import { NO_FACTS } from './prompts.js';
-import type { Source } from '../sources.js';
-import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 
 /** Above this many documents the planner sees only the best full-text matches, not the whole list. */
 export const PLAN_LIST_LIMIT = 60;

@@ -3,8 +3,8 @@ import { formatUsd } from '../../money.js';
 import { priceFilePath } from '../../providers/price-file.js';
 import { costOf, findPrice, type Price } from '../../providers/prices.js';
 import { writePrompt } from '../planning/prompts.js';
-import { Purse } from './purse.js';
 import type { ModelSetup, ResearchOptions } from '../types.js';
+import { Purse } from './purse.js';
 
 // A spending cap (`--max-cost`) for a research run: a model call starts only when what has been spent,
 // plus the worst case of the calls in flight and of this one, plus the worst case of the write step that
