@@ -14,8 +14,8 @@ import {
   resolveModel,
   resolveProviderName,
 } from '../../providers/registry.js';
-import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { ModelSetup } from '../../research/pipeline.js';
+import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { SessionSummary, Store } from '../../store/store.js';
 import { buildChatTools } from '../../tools/index.js';
 import type { Provider, ProviderName } from '../../types.js';
