@@ -180,7 +180,9 @@ describe('agent research --batch', () => {
     expect(out.slice(0, answered.length)).toEqual(answered);
     for (const o of failed) expect(o.error).toMatch(/cap \(--max-cost\)/);
     // Once the cap stops a run, later questions are not started: no plan is paid for them.
-    const notStarted = failed.filter((o) => /^Not started: the batch's \$0\.6000 cap/.test(o.error as string));
+    const notStarted = failed.filter((o) =>
+      /^Not started: the batch's \$0\.6000 cap/.test(o.error as string),
+    );
     expect(notStarted.at(-1)).toBe(failed.at(-1));
     const asked = new Set(modelRequests().map(questionOf));
     for (const o of notStarted) expect(asked.has(o.question as string)).toBe(false);
