@@ -34,6 +34,9 @@ export class ChatSession {
   /** Why this conversation is no longer being saved (full disk, read-only database), once it is not. */
   private unsaved: StoreError | undefined;
   private told = false;
+  /** Which conversation since /clear: a write kept for later knows the session it belongs to. */
+  private generation = 0;
+  private readonly cleared = new Map<number, number>();
 
   constructor(private readonly options: SessionOptions) {
     this.messages = [...(options.resume?.history ?? [])];
@@ -114,25 +117,89 @@ export class ChatSession {
     });
   }
 
-  /** Whether the conversation is still being saved. */
+  /** Whether the conversation is still being saved (writes waiting for a server to come back count as saved). */
   get saved(): boolean {
     return this.unsaved === undefined;
   }
 
+  /** Writes (ledger rows, exchanges) waiting for the database server to come back, in order. */
+  private pending: (() => Promise<unknown>)[] = [];
+  /** One write at a time, in order: an exchange appended after the one that made its session. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private offlineTold = false;
+
+  /** How many writes are still waiting for the server. */
+  get unsavedCount(): number {
+    return this.pending.length;
+  }
+
   /**
    * A write that fails for the storage (full disk, read-only or damaged database) stops the saving, said
-   * once, and the conversation goes on in memory; a session saved only in part would be misleading.
+   * once, and the conversation goes on in memory; a session saved only in part would be misleading. A
+   * lost connection to a server is waited out instead: the write is kept, in order, and tried again
+   * (with those before it) at the next write, or by `flush` at the end.
    */
-  private async saving<T>(onEvent: TurnOptions['onEvent'], write: () => Promise<T>): Promise<T | undefined> {
+  private saving<T>(onEvent: TurnOptions['onEvent'], write: () => Promise<T>): Promise<T | undefined> {
+    const next = this.queue.then(() => this.attempt(onEvent, write));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private async attempt<T>(onEvent: TurnOptions['onEvent'], write: () => Promise<T>): Promise<T | undefined> {
     if (this.unsaved) return undefined;
+    if (this.pending.length > 0 && !(await this.retry())) {
+      this.pending.push(write);
+      return undefined;
+    }
     try {
       return await write();
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
+      if (error.problem === 'offline') {
+        this.pending.push(write);
+        if (!this.offlineTold) {
+          this.offlineTold = true;
+          onEvent?.({
+            type: 'notice',
+            message: `Saving is waiting for the database server (${error.message}); the chat goes on, and what it says is saved when the server is back.`,
+          });
+        }
+        return undefined;
+      }
       this.unsaved = error;
       this.tell(onEvent);
       return undefined;
     }
+  }
+
+  /** Tries the waiting writes in order; false when the server is still away (the rest keep waiting). */
+  private async retry(): Promise<boolean> {
+    while (this.pending.length > 0) {
+      try {
+        await this.pending[0]!();
+      } catch (error) {
+        if (error instanceof StoreError && error.problem === 'offline') return false;
+        if (error instanceof StoreError) {
+          this.unsaved = error;
+          this.pending = [];
+          return false;
+        }
+        throw error;
+      }
+      this.pending.shift();
+    }
+    this.offlineTold = false;
+    return true;
+  }
+
+  /**
+   * At the end of a chat: one more try for writes waiting for the server; how many are still unsaved
+   * (the chat says so in its last line).
+   */
+  async flush(): Promise<number> {
+    await this.queue;
+    if (this.pending.length > 0 && !this.unsaved) await this.retry().catch(() => false);
+    return this.pending.length;
   }
 
   /** Adds a finished exchange that happened outside the loop (a /research answer). */
@@ -156,6 +223,8 @@ export class ChatSession {
   /** Starts a new session; returns the number of the saved one left behind, if any. */
   clear(): number | undefined {
     const left = this.sessionId;
+    if (left !== undefined) this.cleared.set(this.generation, left);
+    this.generation += 1;
     this.messages = [];
     this.sessionId = undefined;
     this.run = randomUUID();
@@ -168,13 +237,22 @@ export class ChatSession {
    */
   private async complete(exchange: Message[], onEvent?: TurnOptions['onEvent']): Promise<void> {
     this.messages = [...this.messages, ...exchange];
-    const id = await this.saving(onEvent, () =>
-      this.options.store.sessions.saveExchange(this.sessionId, this.run, {
-        provider: this.options.provider.name,
-        model: this.options.model,
-        messages: exchange,
-      }),
-    );
-    if (id !== undefined) this.sessionId = id;
+    // The session and run are read when the write runs: one kept for a server that was away still
+    // goes into the session the exchanges before it made.
+    const run = this.run;
+    const generation = this.generation;
+    await this.saving(onEvent, async () => {
+      const id = await this.options.store.sessions.saveExchange(
+        generation === this.generation ? this.sessionId : this.cleared.get(generation),
+        run,
+        {
+          provider: this.options.provider.name,
+          model: this.options.model,
+          messages: exchange,
+        },
+      );
+      if (generation === this.generation) this.sessionId = id;
+      else this.cleared.set(generation, id);
+    });
   }
 }

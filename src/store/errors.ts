@@ -5,7 +5,8 @@ import { AgentError, errorMessage } from '../errors.js';
 // What went wrong with the database file, said as the real reason. Kept free of SQLite itself so the CLI
 // can explain a failure without loading it.
 
-export type StoreProblem = 'full' | 'read-only' | 'damaged' | 'busy' | 'io';
+/** `offline`: the connection to a database server was lost (it may come back: a chat retries). */
+export type StoreProblem = 'full' | 'read-only' | 'damaged' | 'busy' | 'io' | 'offline';
 
 /** A database read or write that failed for a reason outside agent: the message says which, and what to do. */
 export class StoreError extends AgentError {
@@ -57,6 +58,7 @@ const MESSAGES: Record<StoreProblem, (path: string, detail: string) => string> =
   busy: (path) =>
     `the database ${path} stayed locked by another agent process for too long; try again when it has finished`,
   io: (path, detail) => `the database ${path} could not be used: ${detail}`,
+  offline: (path, detail) => `the connection to the database server ${path} was lost: ${detail}`,
 };
 
 /** The error as a StoreError when it is about the storage; any other error is returned as it is. */

@@ -209,6 +209,8 @@ export interface Store {
    * and returns their names, in order; [] when the schema is up to date.
    */
   migrate(): Promise<string[]>;
+  /** One line when the server does not keep this person's chats private (PostgreSQL only). */
+  privacyWarning?(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -220,4 +222,6 @@ export interface StoreStatus {
   /** The names of the steps this version of agent has that the database has not applied yet. */
   pending: string[];
   counts: Record<'reports' | 'notes' | 'sessions' | 'ledger' | 'documents', number>;
+  /** What the user should know about the database's security, one line each (PostgreSQL). */
+  warnings?: string[];
 }

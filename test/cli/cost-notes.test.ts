@@ -130,10 +130,10 @@ describe('agent notes', () => {
     await store.notes.add({ content: 'The refund limit is $200.', title: 'Refunds', tags: ['policy'] });
     await store.notes.add({ content: 'Book trains, not planes, under 500 km.' });
     await store.close();
-    const all = await runCli(['notes'], { env: { AGENT_DB: path } });
+    const all = await runCli(['notes'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } });
     expect(all.stdout.indexOf('Book trains')).toBeLessThan(all.stdout.indexOf('refund limit'));
     const json = JSON.parse(
-      (await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path } })).stdout,
+      (await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } })).stdout,
     );
     expect(json).toEqual([
       {
@@ -145,17 +145,24 @@ describe('agent notes', () => {
         user: 'tester',
       },
     ]);
-    const none = await runCli(['notes', 'zebra'], { env: { AGENT_DB: path } });
+    // Another person's note is theirs to delete: one line, exit 2, and the note stays.
+    const others = await runCli(['notes', '--delete', '2'], { env: { AGENT_DB: path, AGENT_USER: 'bob' } });
+    expect(others).toMatchObject({ code: 2, stdout: '' });
+    expect(others.stderr).toBe("agent: Note #2 is tester's: only its author can delete it (you are bob).\n");
+    const none = await runCli(['notes', 'zebra'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } });
     expect(none.stdout).toMatch(/No notes match "zebra"/);
 
-    expect((await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path } })).stdout).toBe(
-      'Deleted note #1.\n',
-    );
-    const again = await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path } });
+    expect(
+      (await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } })).stdout,
+    ).toBe('Deleted note #1.\n');
+    const again = await runCli(['notes', '--delete', '1'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/There is no note #1/);
     expect(
-      JSON.parse((await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path } })).stdout),
+      JSON.parse(
+        (await runCli(['notes', 'refund', '--json'], { env: { AGENT_DB: path, AGENT_USER: 'tester' } }))
+          .stdout,
+      ),
     ).toEqual([]);
   });
 });

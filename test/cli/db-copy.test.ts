@@ -37,11 +37,13 @@ beforeAll(async () => {
     `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status) VALUES (60, 'Unfinished?', 'model', '', NULL, '{}', 'unfinished')`,
   ).run();
   const text = 'London: $300 a night.';
-  s.prepare("INSERT INTO source_texts (hash, chars, body) VALUES ('h1', ?, ?)").run(
+  // Stored by its real hash: a text that does not match its hash is never shown as a source.
+  s.prepare('INSERT INTO source_texts (hash, chars, body) VALUES (?, ?, ?)').run(
+    sha(text),
     text.length,
     deflateSync(text),
   );
-  s.prepare("INSERT INTO run_texts (run_id, n, hash) VALUES (?, 1, 'h1')").run(run.id);
+  s.prepare('INSERT INTO run_texts (run_id, n, hash) VALUES (?, 1, ?)').run(run.id, sha(text));
   s.prepare(
     "INSERT INTO chat_sessions (run_id, created_at, updated_at, provider, model, first_message) VALUES ('chat-1', 1000, 2000, 'openai', 'gpt-4o-mini', 'hello')",
   ).run();

@@ -60,7 +60,8 @@ async function seeded() {
     createdAt: T0 + 7_200_000,
   });
   await store.close();
-  const run = (...args: string[]) => runCli(['--db', path, 'reports', ...args], { env: { TZ: 'UTC' } });
+  const run = (...args: string[]) =>
+    runCli(['--db', path, 'reports', ...args], { env: { TZ: 'UTC', AGENT_USER: 'tester' } });
   return { run, refunds, travel, long };
 }
 

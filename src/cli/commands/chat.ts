@@ -54,6 +54,9 @@ export async function runChat(options: ChatOptions): Promise<void> {
     const saved = await savedSession(store, options);
     const { providerName, model, provider, notice } = await chooseModel(options, saved);
     const notices = notice ? [notice] : [];
+    // A team database that does not keep this chat private (superuser, BYPASSRLS, a shared role) says so.
+    const privacy = await store.privacyWarning?.();
+    if (privacy) notices.push(privacy);
     let resume: SessionOptions['resume'];
     if (saved) {
       const adapted = adaptHistory(await store.sessions.messages(saved.id), {
@@ -132,6 +135,14 @@ export async function runChat(options: ChatOptions): Promise<void> {
     };
     const loaded = await mode;
     await ('interactive' in loaded ? loaded.interactive(chat) : loaded.piped(chat));
+    // Writes kept while the database server was away get one more try; what is left is said, exit 1.
+    const unsaved = await session.flush();
+    if (unsaved > 0) {
+      process.stderr.write(
+        `agent: ${unsaved} write(s) of this chat (exchanges, ledger rows) were not saved: the database server did not come back.\n`,
+      );
+      process.exitCode ||= 1;
+    }
   } finally {
     // Servers are children of this process: shut them down on every way out.
     await servers?.close();

@@ -19,6 +19,7 @@ export async function runDbStatus(options: DbStoreOptions): Promise<void> {
   } finally {
     await store.close();
   }
+  warn(status);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...status, user: store.user }, null, 2)}\n`);
     return;
@@ -53,12 +54,18 @@ export async function runDbMigrate(options: DbStoreOptions): Promise<void> {
   } finally {
     await store.close();
   }
+  warn(status);
   if (options.json) {
     const { kind, location, schemaVersion } = status;
     process.stdout.write(`${JSON.stringify({ kind, location, applied, schemaVersion }, null, 2)}\n`);
     return;
   }
   process.stdout.write(`${migrated(store, applied, status)}\n`);
+}
+
+/** Each security warning, one line on stderr: stdout stays the report (or the JSON) scripts read. */
+function warn(status: StoreStatus): void {
+  for (const w of status.warnings ?? []) process.stderr.write(`agent: warning: ${w}\n`);
 }
 
 const KIND: Record<StoreStatus['kind'], string> = { sqlite: 'SQLite file', postgres: 'PostgreSQL' };

@@ -30,7 +30,9 @@ Examples:
     .addHelpText(
       'after',
       `
-Every command applies them on its own when it opens the database; this does it now, and says so.
+Every command applies them on its own when it opens the database; this does it now, and says so. On a
+team database it also applies the members' grants (db/grants.sql) when the role agent_member exists: the
+admin runs it after each upgrade (README, "Team database").
 
 Examples:
   agent db migrate
@@ -80,19 +82,26 @@ Examples:
     });
   db.command('copy')
     .description(
-      'Copy this SQLite history (reports, notes, chats, the cost ledger, the caches) into a team PostgreSQL database.',
+      'Copy this SQLite history (reports, notes, chats, the cost ledger, the caches) into a team PostgreSQL database, or a team database into a new SQLite file.',
     )
-    .option('--to <url>', 'the team database: postgres://user@host:5432/db (default: AGENT_DATABASE_URL)')
+    .option(
+      '--to <url or file>',
+      'the team database, postgres://user@host:5432/db (default: AGENT_DATABASE_URL); or a new SQLite file to copy the team database (--db) into',
+    )
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',
       `
-The SQLite file is --db's (or AGENT_DB, or the default one); it is only read. Running it again copies
-only what is new. The document index is not copied: the next research run makes it from your files.
+Into a team database: the SQLite file is --db's (or AGENT_DB, or the default one); it is only read.
+Running it again copies only what is new; one copy runs at a time per team database (another one says
+so). Back out: --to names a new SQLite file and --db (or AGENT_DATABASE_URL) the team database; what your
+role may read is copied, rows keeping their numbers. The document index is not copied: the next research
+run makes it from your files.
 
 Examples:
   agent db copy --to postgres://alice@db.example.com:5432/team
-  agent --db ~/old.db db copy --to postgresql://alice@localhost/team --json`,
+  agent --db ~/old.db db copy --to postgresql://alice@localhost/team --json
+  agent --db postgres://alice@db.example.com/team db copy --to ~/team-copy.db`,
     )
     .action(async (options, command: Command) => {
       const { runDbCopy } = await import('../commands/db-copy.js');

@@ -9,8 +9,9 @@ type CacheTally = CacheStats['pages'];
 
 // Row sizes as SQLite's side counts them: text as UTF-8 bytes, plus a fixed overhead per row.
 const PAGE_ROW_BYTES =
-  'octet_length(url) + octet_length(final_url) + octet_length(policy::text) + octet_length(title) + 64';
-const EXTRACTION_ROW_BYTES = 'octet_length(facts) + octet_length(question) + octet_length(model) + 80';
+  'pg_catalog.octet_length(url) + pg_catalog.octet_length(final_url) + pg_catalog.octet_length(policy::text) + pg_catalog.octet_length(title) + 64';
+const EXTRACTION_ROW_BYTES =
+  'pg_catalog.octet_length(facts) + pg_catalog.octet_length(question) + pg_catalog.octet_length(model) + 80';
 
 async function dropUnusedBodies(c: Client, hashes: string[]): Promise<void> {
   await c.query(
@@ -25,7 +26,7 @@ async function stats(c: Client | Db): Promise<CacheStats> {
     'pool' in c ? (await c.one<CacheTally>(sql))! : (await rows<CacheTally>(c, sql))[0]!;
   const pages = await read(
     `SELECT count(*) AS count, coalesce(sum(${PAGE_ROW_BYTES}), 0)
-       + (SELECT coalesce(sum(octet_length(body)), 0) FROM page_bodies) AS bytes,
+       + (SELECT coalesce(sum(pg_catalog.octet_length(body)), 0) FROM page_bodies) AS bytes,
        min(fetched_at) AS oldest, max(fetched_at) AS newest FROM page_cache`,
   );
   const extractions = await read(

@@ -1,16 +1,17 @@
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { ConfigError, errorMessage } from '../../errors.js';
+import { beforeKeys, type CopiedKind, claimKey, holdCopyLock, sourceKey } from './copy-keys.js';
 import type { Client, Db } from './db.js';
 import { rows } from './db.js';
 
 // `agent db copy`: moves a SQLite history (reports and their texts, notes, chat sessions and their
 // messages, the ledger, the caches) into a team's PostgreSQL database. The document index is left out:
-// it is made again from the files. Each row is matched by a natural key, so a second copy copies only
-// what is new: a report by its time, question and mode; a note by its time and content; a session by
-// its ledger run (and its messages by their order); a ledger row by its time, run, step, model and
-// tokens; a cached page by its URL; an extraction by its key. Each kind is copied in transactions of
-// BATCH rows, so an interrupted copy keeps what it finished and the next one goes on from there.
+// it is made again from the files. One copy runs at a time per target (copy-keys.ts). Ledger rows, notes
+// and reports are known by a key of the source row recorded in the target, so a rerun skips exactly what
+// was copied and two distinct rows of one millisecond are both kept; a session by its ledger run (and its
+// messages by their order); a cached page by its URL; an extraction by its key. Each kind is copied in
+// transactions of BATCH rows, so an interrupted copy keeps what it finished and the next one goes on.
 
 export interface CopyReport {
   from: string;
@@ -62,6 +63,24 @@ const hasColumn = (s: Sqlite, table: string, column: string): boolean =>
 const col = (s: Sqlite, table: string, column: string, fallback: string) =>
   hasColumn(s, table, column) ? column : `${fallback} AS ${column}`;
 
+/**
+ * Rows known by their source key: one recorded already is skipped; `copy` inserts the others (with
+ * `legacy`, unless an equal row older than the copy is there: one made before keys were recorded).
+ */
+async function keyedBatches(
+  db: Db,
+  kind: CopiedKind,
+  items: SqlRow[],
+  copy: (c: Client, row: SqlRow, legacy: number | null) => Promise<boolean>,
+): Promise<[number, number]> {
+  const legacy = await beforeKeys(db, kind);
+  return inBatches(
+    db,
+    items,
+    async (c, r) => (await claimKey(c, kind, sourceKey(kind, r))) && copy(c, r, legacy),
+  );
+}
+
 async function inBatches(
   db: Db,
   items: SqlRow[],
@@ -95,37 +114,44 @@ export async function copySqlite(source: Sqlite, from: string, db: Db): Promise<
     report.copied[kind] += copied;
     report.skipped += skipped;
   };
-  if (hasTable(source, 'usage_ledger')) add('ledger', await copyLedger(source, db));
-  if (hasTable(source, 'notes')) add('notes', await copyNotes(source, db));
-  if (hasTable(source, 'research_runs')) add('reports', await copyReports(source, db));
-  if (hasTable(source, 'chat_sessions')) {
-    const [sessions, skipped, messages] = await copySessions(source, db);
-    add('sessions', [sessions, skipped]);
-    report.copied.messages += messages;
+  const lock = await holdCopyLock(db);
+  try {
+    if (hasTable(source, 'usage_ledger')) add('ledger', await copyLedger(source, db));
+    if (hasTable(source, 'notes')) add('notes', await copyNotes(source, db));
+    if (hasTable(source, 'research_runs')) add('reports', await copyReports(source, db));
+    if (hasTable(source, 'chat_sessions')) {
+      const [sessions, skipped, messages] = await copySessions(source, db);
+      add('sessions', [sessions, skipped]);
+      report.copied.messages += messages;
+    }
+    if (hasTable(source, 'page_cache')) add('pages', await copyPages(source, db));
+    if (hasTable(source, 'extraction_cache')) add('extractions', await copyExtractions(source, db));
+  } finally {
+    await lock.release();
   }
-  if (hasTable(source, 'page_cache')) add('pages', await copyPages(source, db));
-  if (hasTable(source, 'extraction_cache')) add('extractions', await copyExtractions(source, db));
   return report;
 }
 
 async function copyLedger(s: Sqlite, db: Db): Promise<[number, number]> {
   const items = s
     .prepare(
-      `SELECT ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens, cache_write_tokens,
+      `SELECT id, ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens, cache_write_tokens,
          output_tokens, reasoning_tokens, price_input, price_output, price_cache_read, price_cache_write,
          price_source, cost_usd, ${col(s, 'usage_ledger', 'cancelled', '0')}, ${col(s, 'usage_ledger', 'created_by', 'NULL')}
        FROM usage_ledger ORDER BY id`,
     )
     .all() as SqlRow[];
-  return inBatches(db, items, async (c, r) => {
+  return keyedBatches(db, 'ledger', items, async (c, r, legacy) => {
     const found = await rows(
       c,
       `INSERT INTO usage_ledger (ts, command, run_id, step, provider, model, input_tokens, cache_read_tokens,
          cache_write_tokens, output_tokens, reasoning_tokens, price_input, price_output, price_cache_read,
          price_cache_write, price_source, cost_usd, cancelled, created_by)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
-       WHERE NOT EXISTS (SELECT 1 FROM usage_ledger WHERE ts = $1 AND run_id = $3 AND step = $4
-         AND provider = $5 AND model = $6 AND input_tokens = $7 AND output_tokens = $10)
+       WHERE $20::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM usage_ledger WHERE id <= $20 AND ts = $1 AND run_id = $3 AND step = $4
+         AND provider = $5 AND model = $6 AND input_tokens = $7 AND cache_read_tokens = $8
+         AND cache_write_tokens = $9 AND output_tokens = $10 AND cost_usd IS NOT DISTINCT FROM $17::float8
+         AND created_by IS NOT DISTINCT FROM $19::text)
        RETURNING id`,
       [
         r.ts,
@@ -147,6 +173,7 @@ async function copyLedger(s: Sqlite, db: Db): Promise<[number, number]> {
         r.cost_usd,
         Boolean(r.cancelled),
         r.created_by,
+        legacy,
       ],
     );
     return found.length > 0;
@@ -156,15 +183,23 @@ async function copyLedger(s: Sqlite, db: Db): Promise<[number, number]> {
 async function copyNotes(s: Sqlite, db: Db): Promise<[number, number]> {
   const items = s
     .prepare(
-      `SELECT content, title, tags, created_at, ${col(s, 'notes', 'created_by', 'NULL')} FROM notes ORDER BY id`,
+      `SELECT id, content, title, tags, created_at, ${col(s, 'notes', 'created_by', 'NULL')} FROM notes ORDER BY id`,
     )
     .all() as SqlRow[];
-  return inBatches(db, items, async (c, r) => {
+  return keyedBatches(db, 'note', items, async (c, r, legacy) => {
     const found = await rows(
       c,
       `INSERT INTO notes (content, title, tags, created_at, created_by) SELECT $1, $2, $3, $4, $5
-       WHERE NOT EXISTS (SELECT 1 FROM notes WHERE created_at = $4 AND content = $1) RETURNING id`,
-      [r.content, r.title, r.tags, r.created_at, r.created_by],
+       WHERE $6::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM notes WHERE id <= $6 AND created_at = $4 AND content = $1
+         AND created_by IS NOT DISTINCT FROM $5::text) RETURNING id`,
+      [
+        r.content,
+        r.title,
+        String(r.tags).replace(/(?<!\\)\\u0000/g, '\\ufffd'),
+        r.created_at,
+        r.created_by,
+        legacy,
+      ],
     );
     return found.length > 0;
   });
@@ -184,14 +219,15 @@ async function copyReports(s: Sqlite, db: Db): Promise<[number, number]> {
         'SELECT t.n, t.hash, x.chars, x.body FROM run_texts t JOIN source_texts x ON x.hash = t.hash WHERE t.run_id = ?',
       )
     : undefined;
-  return inBatches(db, items, async (c, r) => {
+  return keyedBatches(db, 'report', items, async (c, r, legacy) => {
     const [row] = await rows<{ id: number }>(
       c,
       `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, created_by)
        SELECT $1, $2, $3, $4, $5, $6, $7
-       WHERE NOT EXISTS (SELECT 1 FROM research_runs WHERE created_at = $1 AND question = $2 AND mode = $3)
+       WHERE $8::bigint IS NULL OR NOT EXISTS (SELECT 1 FROM research_runs WHERE id <= $8 AND created_at = $1 AND question = $2
+         AND mode = $3 AND answer = $4 AND created_by IS NOT DISTINCT FROM $7::text)
        RETURNING id`,
-      [r.created_at, r.question, r.mode, r.answer, r.cost_usd, r.result, r.created_by],
+      [r.created_at, r.question, r.mode, r.answer, r.cost_usd, r.result, r.created_by, legacy],
     );
     if (!row) return false;
     for (const t of (texts?.all(r.id) ?? []) as { n: number; hash: string; chars: number; body: Buffer }[]) {

@@ -213,7 +213,8 @@ async function writeDocument(c: Client, root: string, doc: DocumentWrite): Promi
   await c.query('DELETE FROM document_blocks WHERE document_id = $1', [id]);
   await c.query(
     `INSERT INTO document_blocks (document_id, start_offset, data, deflated)
-     SELECT $1, s, d, z FROM unnest($2::int[], $3::bytea[], $4::boolean[]) AS u (s, d, z)`,
+     SELECT $1, s, d, z FROM ROWS FROM (pg_catalog.unnest($2::int[]), pg_catalog.unnest($3::bytea[]),
+       pg_catalog.unnest($4::boolean[])) AS u (s, d, z)`,
     [
       id,
       doc.blocks.map((b) => b.start),
@@ -225,8 +226,9 @@ async function writeDocument(c: Client, root: string, doc: DocumentWrite): Promi
   await c.query(
     `INSERT INTO passage_spans (document_id, ordinal, heading_path, start_offset, end_offset, tsv)
      SELECT $1, i - 1, h, s, e,
-       setweight(to_tsvector('english', h), 'A') || setweight(to_tsvector('english', t), 'B')
-     FROM unnest($2::text[], $3::int[], $4::int[], $5::text[]) WITH ORDINALITY AS u (h, s, e, t, i)`,
+       pg_catalog.setweight(pg_catalog.to_tsvector('english', h), 'A') || pg_catalog.setweight(pg_catalog.to_tsvector('english', t), 'B')
+     FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::int[]), pg_catalog.unnest($4::int[]),
+       pg_catalog.unnest($5::text[])) WITH ORDINALITY AS u (h, s, e, t, i)`,
     [
       id,
       doc.spans.map((s) => s[0]),

@@ -89,10 +89,15 @@ export function runFailure(location: string, error: unknown): unknown {
     code === 'ECONNRESET' ||
     code === 'ECONNREFUSED' ||
     code === 'EPIPE' ||
-    /Connection terminated|connection timeout/i.test(message)
+    code === 'ETIMEDOUT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable/i.test(
+      message,
+    )
   )
     return new StoreError(
-      'io',
+      'offline',
       location,
       `the connection to the PostgreSQL server (${location}) was lost: ${message}; what was saved before stays saved — try again when the server is back.`,
       { cause: error },
@@ -112,7 +117,7 @@ export function runFailure(location: string, error: unknown): unknown {
     return new StoreError(
       'io',
       location,
-      `the PostgreSQL role has no right to do this (${message}); the database's owner can GRANT it (see the README's team database section).`,
+      `the PostgreSQL role has no right to do this (${message}); a member's rights are db/grants.sql's, which the admin applies by running \`agent db migrate\` (never GRANT CREATE on the schema: see the README's team database section).`,
       { cause: error },
     );
   return error;

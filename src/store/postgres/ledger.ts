@@ -18,7 +18,7 @@ const AGGREGATES = `count(*) AS "calls",
 
 const GROUP_SQL: Record<GroupBy, string> = {
   model: "provider || ' ' || model",
-  day: "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE $1, 'YYYY-MM-DD')",
+  day: "pg_catalog.to_char(pg_catalog.to_timestamp(ts / 1000.0) AT TIME ZONE $1, 'YYYY-MM-DD')",
   command: 'command',
   // Calls recorded before agent recorded people have no user.
   user: "coalesce(nullif(created_by, ''), 'unknown')",

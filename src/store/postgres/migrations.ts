@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../../errors.js';
 import { migrationsDir } from '../migrations-dir.js';
-import type { Client, Db } from './db.js';
+import { APP_SCHEMA, type Client, type Db } from './db.js';
+import { applyGrants } from './security.js';
 
 // The schema on PostgreSQL: db/migrations/postgres/, the same numbered steps as SQLite's, in file-name
 // order. All pending steps run in one transaction under a transaction-level advisory lock, so two
@@ -27,7 +28,7 @@ async function appliedSteps(c: Client | Db): Promise<string[]> {
   return rows.map((r) => (r as { name: string }).name);
 }
 
-const REGCLASS = "SELECT to_regclass('schema_migrations')::text AS t";
+const REGCLASS = "SELECT pg_catalog.to_regclass('schema_migrations')::text AS t";
 const first = async (c: Client, sql: string) =>
   (await c.query(sql)).rows[0] as { t: string | null } | undefined;
 
@@ -46,17 +47,56 @@ export const versionOf = (applied: string[]): number =>
 /** Pending steps' names, without writing anything (a newer schema is refused). */
 export async function pendingSteps(db: Db, dir: URL = PG_MIGRATIONS_DIR): Promise<string[]> {
   const known = stepNames(dir);
-  const applied = await appliedSteps(db);
+  let applied: string[];
+  try {
+    applied = await appliedSteps(db);
+  } catch (error) {
+    // A member on a database its admin has not set up yet may not even look into the schema.
+    if ((error as { cause?: { code?: string } }).cause?.code === '42501')
+      throw askAdmin(db.location, known, error);
+    throw error;
+  }
   refuseNewer(db.location, applied, known);
   return known.filter((name) => !applied.includes(name));
 }
 
-/** Applies every pending step in one transaction; the names of those this process applied. */
-export async function migrate(db: Db, dir: URL = PG_MIGRATIONS_DIR): Promise<string[]> {
+/** A member's role cannot change the schema: only the admin who owns it can. */
+function askAdmin(location: string, pending: string[], cause?: unknown): ConfigError {
+  const steps =
+    pending.length === 1
+      ? `schema step ${pending[0]}`
+      : `${pending.length} schema steps (${pending[0]} to ${pending.at(-1)})`;
+  return new ConfigError(
+    `The database at ${location} needs ${steps}, which your role may not apply; ask your admin to run \`agent db migrate\` (as the role that owns agent's tables).`,
+    { cause },
+  );
+}
+
+/**
+ * Applies every pending step in one transaction; the names of those this process applied. The team's
+ * grants (db/grants.sql) are applied with them, or always with `grants` (`agent db migrate`).
+ */
+export async function migrate(
+  db: Db,
+  dir: URL = PG_MIGRATIONS_DIR,
+  options: { grants?: boolean } = {},
+): Promise<string[]> {
   // The usual case, a current schema, costs one read and takes no lock.
-  if ((await pendingSteps(db, dir)).length === 0) return [];
+  const pending = await pendingSteps(db, dir);
+  if (pending.length === 0 && !options.grants) return [];
+  const may = await db.one<{ ok: boolean }>("SELECT pg_catalog.has_schema_privilege($1, 'CREATE') AS ok", [
+    APP_SCHEMA,
+  ]);
+  if (!may?.ok) {
+    // A member's `agent db migrate` with nothing pending has nothing to do (the grants are the admin's).
+    if (pending.length === 0) return [];
+    throw askAdmin(db.location, pending);
+  }
   return db.tx(async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    // New objects go to the first schema on the path: the app's here, where pg_catalog is still
+    // searched first, implicitly (every other connection names it first, and creates nothing).
+    await c.query(`SET LOCAL search_path = ${APP_SCHEMA}`);
+    await c.query('SELECT pg_catalog.pg_advisory_xact_lock($1::bigint)', [LOCK_KEY]);
     await c.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)',
     );
@@ -71,6 +111,7 @@ export async function migrate(db: Db, dir: URL = PG_MIGRATIONS_DIR): Promise<str
       await c.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, Date.now()]);
       ran.push(name);
     }
+    if (ran.length > 0 || options.grants) await applyGrants(c);
     return ran;
   });
 }

@@ -1,4 +1,5 @@
 import type { Note, NotesStore } from '../store.js';
+import { notYours, refuseOthers } from '../user.js';
 import { type Db, withUser } from './db.js';
 import { WEIGHTS, websearch, wordsOf } from './fts.js';
 
@@ -34,7 +35,10 @@ export class PgNotes implements NotesStore {
   async add(note: { content: string; title?: string; tags?: string[] }): Promise<Note> {
     const content = note.content.trim();
     if (!content) throw new Error('A note needs some content.');
-    const tags = [...new Set((note.tags ?? []).map((t) => t.trim()).filter(Boolean))];
+    // jsonb refuses an escaped NUL (\u0000) even where json keeps it: a tag's becomes U+FFFD.
+    const tags = [
+      ...new Set((note.tags ?? []).map((t) => t.replaceAll('\u0000', '\uFFFD').trim()).filter(Boolean)),
+    ];
     const row = await this.db.one<NoteRow>(
       `INSERT INTO notes (content, title, tags, created_at, created_by) VALUES ($1, $2, $3, $4, $5)
        RETURNING ${COLUMNS}`,
@@ -56,8 +60,8 @@ export class PgNotes implements NotesStore {
     if (words.length === 0) return [];
     const search = (text: string) =>
       this.db.query<NoteRow>(
-        `SELECT ${COLUMNS} FROM notes, websearch_to_tsquery('english', $1) q WHERE tsv @@ q
-         ORDER BY ts_rank_cd('${WEIGHTS}', tsv, q, 1) DESC, created_at DESC, id DESC LIMIT $2`,
+        `SELECT ${COLUMNS} FROM notes, pg_catalog.websearch_to_tsquery('english', $1) q WHERE tsv @@ q
+         ORDER BY pg_catalog.ts_rank_cd('${WEIGHTS}', tsv, q, 1) DESC, created_at DESC, id DESC LIMIT $2`,
         [text, limit],
       );
     let rows = await search(websearch(words, 'and'));
@@ -65,7 +69,17 @@ export class PgNotes implements NotesStore {
     return rows.map(toNote);
   }
 
+  /** Deletes one of this person's notes; another's is refused (the server refuses it too, by its role). */
   async delete(id: number): Promise<boolean> {
-    return (await this.db.query('DELETE FROM notes WHERE id = $1 RETURNING id', [id])).length > 0;
+    const found = await this.db.one<{ author: string | null; owner: string | null }>(
+      'SELECT created_by AS author, owner_role AS owner FROM notes WHERE id = $1',
+      [id],
+    );
+    if (!found) return false;
+    refuseOthers('note', id, found.author, this.user);
+    const gone = await this.db.query('DELETE FROM notes WHERE id = $1 RETURNING id', [id]);
+    // Row-level security kept it: written under another role (a label shared by two roles).
+    if (gone.length === 0) throw notYours('note', id, found.owner ?? 'the admin', this.user);
+    return true;
   }
 }

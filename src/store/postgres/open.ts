@@ -1,9 +1,11 @@
+import { ConfigError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { currentUser } from '../user.js';
 import { connectionConfig } from './config.js';
 import { Db } from './db.js';
 import { connectFailure } from './errors.js';
 import { migrate } from './migrations.js';
+import { type Identity, identify } from './security.js';
 import { PostgresStore } from './store.js';
 
 export interface OpenPostgresOptions {
@@ -21,28 +23,40 @@ export interface OpenPostgresOptions {
  */
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresStore> {
   const env = options.env ?? process.env;
-  const { config, target } = connectionConfig(url, env);
+  const { config, target, sessionAttrs } = connectionConfig(url, env);
   const db = new Db(config, target.location);
-  let readOnly: boolean;
+  db.onNotice = options.onNotice;
+  let who: Identity;
   try {
     // The first query makes the connection: every way of failing to connect shows up here.
-    const row = await db.pool.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro");
-    readOnly = row.rows[0]?.ro === 'on';
+    who = await identify(db);
   } catch (error) {
     await db.close().catch(() => {});
     throw connectFailure(target, error);
   }
   try {
-    if (options.migrate !== false && !readOnly) await migrate(db);
+    checkSessionAttrs(target.location, sessionAttrs, who.readOnly);
+    if (options.migrate !== false && !who.readOnly) await migrate(db);
   } catch (error) {
     await db.close().catch(() => {});
     throw error;
   }
-  if (readOnly)
+  if (who.readOnly)
     options.onNotice?.(
-      `The database at ${target.location} is read-only: reading works, but nothing is saved.`,
+      `The database at ${target.location} accepts only reads (a standby, or default_transaction_read_only): reading works, but nothing is saved.`,
     );
-  return new PostgresStore(db, currentUser(env), readOnly);
+  // Where each person has a role, the server records that role as the author: so does agent.
+  return new PostgresStore(db, who.personal ? who.role : currentUser(env), who);
+}
+
+/** target_session_attrs with one host (pg connects to one): the server is what was asked for, or refused. */
+function checkSessionAttrs(location: string, attrs: string, readOnly: boolean): void {
+  const wantsWrites = attrs === 'read-write' || attrs === 'primary';
+  const wantsReads = attrs === 'read-only' || attrs === 'standby';
+  if ((wantsWrites && readOnly) || (wantsReads && !readOnly))
+    throw new ConfigError(
+      `PostgreSQL (${location}): target_session_attrs=${attrs} asks for a server that ${wantsWrites ? 'accepts writes' : 'accepts only reads'}, and this one ${readOnly ? 'accepts only reads' : 'accepts writes'}.`,
+    );
 }
 
 export type { Store };

@@ -17,16 +17,16 @@ const NORM = 32;
  */
 const scored = (scope: string) => `
   terms AS MATERIALIZED (
-    SELECT t, q FROM unnest($1::text[]) AS t, websearch_to_tsquery('english', '"' || t || '"') AS q
-    WHERE numnode(q) > 0
+    SELECT t, q FROM pg_catalog.unnest($1::text[]) AS t, pg_catalog.websearch_to_tsquery('english', '"' || t || '"') AS q
+    WHERE pg_catalog.numnode(q) > 0
   ), n AS MATERIALIZED (
     SELECT count(*)::float8 AS n FROM passage_spans p JOIN documents d ON d.id = p.document_id WHERE ${scope}
   ), hits AS (
-    SELECT terms.t, p.id, ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
+    SELECT terms.t, p.id, pg_catalog.ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
     FROM terms JOIN passage_spans p ON p.tsv @@ terms.q JOIN documents d ON d.id = p.document_id
     WHERE ${scope}
   ), idf AS (
-    SELECT hits.t, ln(1 + (n.n - count(*) + 0.5) / (count(*) + 0.5)) AS w FROM hits, n GROUP BY hits.t, n.n
+    SELECT hits.t, pg_catalog.ln(1 + (n.n - count(*) + 0.5) / (count(*) + 0.5)) AS w FROM hits, n GROUP BY hits.t, n.n
   ), scores AS (
     SELECT hits.id, sum(idf.w * hits.r) AS score FROM hits JOIN idf ON idf.t = hits.t GROUP BY hits.id
   )`;
@@ -70,7 +70,7 @@ export async function searchDocuments(
        SELECT p.document_id AS id, max(s.score) AS score FROM scores s JOIN passage_spans p ON p.id = s.id
        GROUP BY p.document_id
      ), title AS (
-       SELECT d.id, 5 * sum(coalesce(idf.w, 1) * ts_rank_cd(d.title_tsv, terms.q, ${NORM})) AS score
+       SELECT d.id, 5 * sum(coalesce(idf.w, 1) * pg_catalog.ts_rank_cd(d.title_tsv, terms.q, ${NORM})) AS score
        FROM terms JOIN documents d ON d.title_tsv @@ terms.q LEFT JOIN idf ON idf.t = terms.t
        WHERE d.root = $2 GROUP BY d.id
      ), total AS (

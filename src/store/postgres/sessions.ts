@@ -53,7 +53,7 @@ export class PgSessions implements SessionsStore {
       const messages = exchange.messages.map((m) => JSON.stringify(m));
       await c.query(
         `INSERT INTO chat_messages (session_id, seq, exchange, provider, model, message)
-         SELECT $1, $2 + i - 1, $3, $4, $5, m::json FROM unnest($6::text[]) WITH ORDINALITY AS t (m, i)`,
+         SELECT $1, $2 + i - 1, $3, $4, $5, m::json FROM pg_catalog.unnest($6::text[]) WITH ORDINALITY AS t (m, i)`,
         [id, next!.seq, next!.exchange, exchange.provider, exchange.model, messages],
       );
       await c.query('UPDATE chat_sessions SET updated_at = $1, provider = $2, model = $3 WHERE id = $4', [

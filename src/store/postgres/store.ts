@@ -7,6 +7,7 @@ import { migrate, pendingSteps, schemaVersion } from './migrations.js';
 import { PgNotes } from './notes.js';
 import { PgProgress } from './progress.js';
 import { PgRuns } from './runs.js';
+import { type Identity, privacyWarning, schemaWarning } from './security.js';
 import { PgSessions } from './sessions.js';
 
 const COUNTED = [
@@ -28,13 +29,16 @@ export class PostgresStore implements Store {
   readonly progress: PgProgress;
   readonly cache: PgCache;
   readonly index: PgIndex;
+  readonly readOnly: boolean;
 
   constructor(
     /** The pool, for `agent db copy` (copy.ts), which writes rows the interface has no method for. */
     readonly db: Db,
     readonly user: string,
-    readonly readOnly: boolean,
+    /** The connecting role as the server sees it. */
+    readonly identity: Identity,
   ) {
+    this.readOnly = identity.readOnly;
     this.location = db.location;
     this.ledger = new PgLedger(db, user);
     this.notes = new PgNotes(db, user);
@@ -47,7 +51,13 @@ export class PostgresStore implements Store {
 
   /** Applies the pending schema steps (all in one transaction, under the advisory lock); their names. */
   migrate(): Promise<string[]> {
-    return migrate(this.db);
+    // `agent db migrate` applies the team's grants even when no step is pending (roles made later).
+    return migrate(this.db, undefined, { grants: !this.readOnly });
+  }
+
+  /** One line when chats on this connection are not private (a superuser, BYPASSRLS, a shared role). */
+  privacyWarning(): Promise<string | undefined> {
+    return privacyWarning(this.db, this.identity, this.user);
   }
 
   async status(): Promise<StoreStatus> {
@@ -57,13 +67,16 @@ export class PostgresStore implements Store {
     const counts = { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 };
     for (const [key, table] of COUNTED) {
       const found = await this.db.one<{ n: number | null }>(
-        `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE 0 END AS n`,
+        `SELECT CASE WHEN pg_catalog.to_regclass($1) IS NULL THEN NULL ELSE 0 END AS n`,
         [table],
       );
       if (found?.n === null) continue;
       counts[key] = (await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
     }
-    return { kind: 'postgres', location: this.location, schemaVersion: version, counts, pending };
+    const warnings = [await this.privacyWarning(), await schemaWarning(this.db)].filter(
+      (w): w is string => w !== undefined,
+    );
+    return { kind: 'postgres', location: this.location, schemaVersion: version, counts, pending, warnings };
   }
 
   close(): Promise<void> {

@@ -19,7 +19,7 @@ import type {
   NewRun,
   StartedRun,
 } from '../types.js';
-import { currentUser } from '../user.js';
+import { currentUser, refuseOthers } from '../user.js';
 import * as cache from './cache.js';
 import { SqliteIndex } from './documents.js';
 import * as ledger from './ledger.js';
@@ -65,7 +65,13 @@ export class SqliteStore implements Store {
     this.notes = {
       add: async (note) => notes.addNote(db, note, user),
       list: async (query, limit) => notes.listNotes(db, query, limit),
-      delete: async (id) => notes.deleteNote(db, id),
+      delete: async (id) => {
+        const found = db.prepare('SELECT created_by AS author FROM notes WHERE id = ?').get(id) as
+          | { author: string | null }
+          | undefined;
+        refuseOthers('note', id, found?.author ?? null, user);
+        return notes.deleteNote(db, id);
+      },
     };
     const owner = (options?: { all?: boolean }) => (options?.all ? undefined : user);
     this.sessions = {
@@ -82,7 +88,13 @@ export class SqliteStore implements Store {
       list: async (options) => runs.listRuns(db, options),
       ofQuestion: async (question, mode) => runs.runsOfQuestion(db, question, mode),
       get: async (id) => runs.getRun(db, id),
-      delete: async (id) => runs.deleteRun(db, id),
+      delete: async (id) => {
+        const found = db.prepare('SELECT created_by AS author FROM research_runs WHERE id = ?').get(id) as
+          | { author: string | null }
+          | undefined;
+        refuseOthers('report', id, found?.author ?? null, user);
+        return runs.deleteRun(db, id);
+      },
       texts: async (runId) => runTexts(db, runId),
     };
     this.progress = {

@@ -1,0 +1,29 @@
+-- What a member (the role agent_member and the roles in it) may do: exactly what agent needs, nothing
+-- more. `agent db migrate`, run by the tables' owner, applies this after every upgrade when the role
+-- agent_member exists (db/roles.sql makes it). Safe to run again: it first takes back what it gives.
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM agent_member;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC;
+GRANT USAGE ON SCHEMA public TO agent_member;
+GRANT EXECUTE ON FUNCTION agent_author(), agent_owns_run(bigint) TO agent_member;
+
+-- The schema's version: read it, never write it (a row there makes every agent refuse the database).
+GRANT SELECT ON schema_migrations TO agent_member;
+-- The cost ledger is append-only: a model call is recorded once and never changed.
+GRANT SELECT, INSERT ON usage_ledger TO agent_member;
+-- Notes and reports are the team's to read; row-level security lets only the author delete one, and
+-- a report's author complete it.
+GRANT SELECT, INSERT, DELETE ON notes TO agent_member;
+GRANT SELECT, INSERT, DELETE ON research_runs TO agent_member;
+GRANT UPDATE (mode, answer, cost_usd, result, status) ON research_runs TO agent_member;
+GRANT SELECT, INSERT, UPDATE, DELETE ON run_texts, run_progress, run_plans, run_searches, run_sources
+  TO agent_member;
+GRANT SELECT, INSERT, DELETE ON source_texts TO agent_member;
+-- Chats are private (row-level security, forced); a session's summary is updated as it grows.
+GRANT SELECT, INSERT, DELETE ON chat_sessions, chat_messages TO agent_member;
+GRANT UPDATE (updated_at, provider, model) ON chat_sessions TO agent_member;
+-- The shared document index and caches: anyone may refresh them. Research checks an indexed text
+-- against its file's hash before using it, so a planted text is read again from the file.
+GRANT SELECT, INSERT, UPDATE, DELETE ON documents, passage_spans, document_blocks, index_leases,
+  indexed_roots, index_meta, page_cache, page_bodies, extraction_cache TO agent_member;
+-- What `agent db copy` has copied: recorded, never changed.
+GRANT SELECT, INSERT ON copied_rows TO agent_member;
