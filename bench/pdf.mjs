@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // PDF text against poppler's pdftotext: the 3-word-shingle F1 of our text (pdftotext as the reference)
-// and pages per second for both, over real PDFs given as arguments, or else those Debian documentation
-// packages ship (/usr/share/doc, .pdf and .pdf.gz), a two-column page built with groff, and a long
-// document joined from them with pdfunite (about 2,000 pages, under read_url's 10 MB cap).
+// and pages per second for both, over real PDFs given as arguments (files, or folders searched for
+// .pdf and .pdf.gz), or else those Debian documentation packages ship (/usr/share/doc), a two-column
+// page built with groff, and a long document joined from them with pdfunite (about 2,000 pages, under
+// read_url's 10 MB cap). Per document it also counts what structure came out: headings, Markdown
+// tables, words still broken at a line end ("-" then a newline), words kept hyphenated that pdftotext
+// joins (compounds, or misses: look at them), and lines repeated on 40% of the pages or more (running
+// headers and footers left in).
 // Ours is timed twice: as it runs (this thread plus reading workers on spare cores) and on this thread
 // alone (workers: 0). Each figure is the best of --runs interleaved runs (3 by default): on a shared
 // machine the fastest run is the one least slowed by others. CPU time is the whole process's (workers
 // included) for ours, the child's for pdftotext; wall time shows what a user waits.
 // Needs pdftotext: apt-get install poppler-utils (groff for the two-column page). Run `npm run build` first.
 //
-//   node bench/pdf.mjs [--runs n] [file.pdf ...]
+//   node bench/pdf.mjs [--runs n] [file.pdf | folder ...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -24,7 +28,7 @@ if (spawnSync('pdftotext', ['-v']).error) {
 }
 const work = mkdtempSync(join(tmpdir(), 'agent-pdf-bench-'));
 
-function findPdfs(dir, out = [], depth = 0) {
+function findPdfs(dir, out = [], depth = 0, minBytes = 20_000) {
   let entries = [];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -33,8 +37,8 @@ function findPdfs(dir, out = [], depth = 0) {
   }
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory() && depth < 4) findPdfs(path, out, depth + 1);
-    else if (e.isFile() && /\.pdf(\.gz)?$/i.test(e.name) && statSync(path).size > 20_000) out.push(path);
+    if (e.isDirectory() && depth < 4) findPdfs(path, out, depth + 1, minBytes);
+    else if (e.isFile() && /\.pdf(\.gz)?$/i.test(e.name) && statSync(path).size > minBytes) out.push(path);
   }
   return out;
 }
@@ -56,7 +60,16 @@ function twoColumn() {
   const para = (n) => Array.from({ length: 60 }, (_, i) => words[(i * 7 + n) % words.length]).join(' ');
   const src = `.TL\nA two-column test paper\n.AU\nBench Author\n.AB\n${para(1)}.\n.AE\n.2C\n${Array.from({ length: 14 }, (_, i) => `.NH\nSection ${i + 1}\n.PP\nParagraph ${i + 1} opens: ${para(i)}.`).join('\n')}\n`;
   const path = join(work, 'two-column.pdf');
-  writeFileSync(path, execFileSync('groff', ['-ms', '-Tpdf'], { input: src }));
+  try {
+    writeFileSync(
+      path,
+      execFileSync('groff', ['-ms', '-Tpdf'], { input: src, stdio: ['pipe', 'pipe', 'ignore'] }),
+    );
+  } catch {
+    // groff-base has no PDF device: the full groff package does.
+    console.log('(no two-column page: groff cannot write PDF here; apt-get install groff)');
+    return undefined;
+  }
   return path;
 }
 
@@ -109,7 +122,11 @@ if (!(RUNS >= 1)) {
   process.exit(2);
 }
 const given = args.length > 0;
-const files = given ? args : findPdfs('/usr/share/doc').map(local);
+const files = (
+  given
+    ? args.flatMap((a) => (statSync(a).isDirectory() ? findPdfs(a, [], 0, 0) : [a]))
+    : findPdfs('/usr/share/doc')
+).map(local);
 if (!given) {
   const built = [twoColumn(), longDocument(files.slice())].filter(Boolean);
   files.push(...built);
@@ -171,6 +188,49 @@ async function ours(data, options) {
 
 const best = (runs, key) => Math.min(...runs.map((r) => r[key]));
 
+/**
+ * pdftotext's text without the lines (numbers aside) that stand on 40% of its pages or more, 3 at least:
+ * the running headers and footers it keeps and we drop, which would otherwise count against us.
+ */
+function withoutRunning(ref) {
+  const pages = ref.split('\f');
+  const key = (line) => line.trim().replace(/\d+/g, '#');
+  const counts = new Map();
+  for (const page of pages)
+    for (const k of new Set(page.split('\n').map(key))) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const need = Math.max(3, pages.length * 0.4);
+  return pages
+    .map((page) =>
+      page
+        .split('\n')
+        .filter((line) => !line.trim() || (counts.get(key(line)) ?? 0) < need)
+        .join('\n'),
+    )
+    .join('\f');
+}
+
+/** What structure our text has, and what it still lacks, next to pdftotext's text of the same file. */
+function structure(pages, ref) {
+  const text = pages.join('\n');
+  const refLower = ref.toLowerCase();
+  const refWords = new Set(refLower.match(/\p{L}+/gu) ?? []);
+  const hyphenated = [...text.matchAll(/\b(\p{L}+)-(\p{L}+)\b/gu)].filter(
+    ([w, a, b]) => refWords.has((a + b).toLowerCase()) && !refLower.includes(w.toLowerCase()),
+  ).length;
+  const counts = new Map();
+  for (const page of pages)
+    for (const line of new Set(page.split('\n')))
+      if (/\p{L}{3}/u.test(line)) counts.set(line, (counts.get(line) ?? 0) + 1);
+  const need = Math.max(3, pages.length * 0.4);
+  return {
+    headings: (text.match(/^#{1,6} /gm) ?? []).length,
+    tables: (text.match(/^\| (?:--- \| )*--- \|$/gm) ?? []).length,
+    broken: (text.match(/\p{L}-\n\p{Ll}/gu) ?? []).length,
+    hyphenated,
+    repeated: [...counts.values()].filter((n) => n >= need).length,
+  };
+}
+
 // pdf.js loaded, and the reading workers started, before timing, as a long-running process has them.
 const largest = files.reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a));
 await readPdf(readFileSync(largest));
@@ -180,12 +240,25 @@ console.log(`${cores} cores, load average ${load.toFixed(1)}; best of ${RUNS} ru
 if (load > cores - 1)
   console.log('(the machine is busy: reading workers find no idle core, so wall times understate them)');
 console.log(
-  'file                              pages    F1   pages/s: ours  1 thread  pdftotext  ratio   CPU ms/page: ours  busiest thread  pdftotext',
+  'file                              pages    F1  F1 body  pages/s: ours  1 thread  pdftotext  ratio   CPU ms/page: ours  busiest thread  pdftotext' +
+    '   headings tables broken kept- repeated',
 );
 const total = { pages: 0, ours: 0, alone: 0, ref: 0, oursCpu: 0, busiest: 0, refCpu: 0 };
+const totals = {};
+let f1Sum = 0;
+let bodySum = 0;
+let counted = 0;
 for (const file of files) {
   const data = readFileSync(file);
   const runs = { ours: [], alone: [], ref: [] };
+  try {
+    await readPdf(data);
+  } catch (error) {
+    // A scan, an encrypted file, a text layer that cannot be decoded: said, and left out of the figures.
+    console.log(`${basename(file).slice(0, 32).padEnd(32)} skipped: ${error.message}`);
+    continue;
+  }
+  counted++;
   for (let i = 0; i < RUNS; i++) {
     runs.ours.push(await ours(data));
     runs.alone.push(await ours(data, { workers: 0 }));
@@ -195,6 +268,12 @@ for (const file of files) {
   // Our page markers and heading marks are not words of the document.
   const text = pages.map((p) => p.replace(/^#{1,6} /gm, '').replace(/^\\#/gm, '#')).join('\n');
   const n = pages.length;
+  const found = structure(pages, runs.ref[0].text);
+  const score = f1(text, runs.ref[0].text);
+  const bodyScore = f1(text, withoutRunning(runs.ref[0].text));
+  f1Sum += score;
+  bodySum += bodyScore;
+  for (const k of Object.keys(found)) totals[k] = (totals[k] ?? 0) + found[k];
   const t = {
     ours: best(runs.ours, 'wall'),
     alone: best(runs.alone, 'wall'),
@@ -208,9 +287,11 @@ for (const file of files) {
   const rate = (ms) => (n / (ms / 1000)).toFixed(0);
   const perPage = (ms) => (ms / n).toFixed(2);
   console.log(
-    `${basename(file).slice(0, 32).padEnd(32)} ${String(n).padStart(6)}  ${f1(text, runs.ref[0].text).toFixed(3)}` +
+    `${basename(file).slice(0, 32).padEnd(32)} ${String(n).padStart(6)}  ${score.toFixed(3)}  ${bodyScore.toFixed(3)}` +
       `  ${rate(t.ours).padStart(12)} ${rate(t.alone).padStart(9)} ${rate(t.ref).padStart(10)} ${(t.ref / t.ours).toFixed(2).padStart(6)}×` +
-      `  ${perPage(t.oursCpu).padStart(17)} ${perPage(t.busiest).padStart(15)} ${perPage(t.refCpu).padStart(10)}`,
+      `  ${perPage(t.oursCpu).padStart(17)} ${perPage(t.busiest).padStart(15)} ${perPage(t.refCpu).padStart(10)}` +
+      `   ${String(found.headings).padStart(8)} ${String(found.tables).padStart(6)} ${String(found.broken).padStart(6)}` +
+      ` ${String(found.hyphenated).padStart(5)} ${String(found.repeated).padStart(8)}`,
   );
 }
 const rate = (ms) => (total.pages / (ms / 1000)).toFixed(0);
@@ -218,6 +299,10 @@ const perPage = (ms) => (ms / total.pages).toFixed(2);
 console.log(
   `all: ${total.pages} pages; pages/s: ours ${rate(total.ours)}, on one thread ${rate(total.alone)}, pdftotext ${rate(total.ref)} ` +
     `(${(total.ref / total.ours).toFixed(2)}× its speed; ${(total.ref / total.alone).toFixed(2)}× on one thread)`,
+);
+console.log(
+  `mean F1 ${(f1Sum / counted).toFixed(3)} (${(bodySum / counted).toFixed(3)} against pdftotext's text without its running lines) over ${counted} documents; headings ${totals.headings}, tables ${totals.tables}, ` +
+    `words broken at a line end ${totals.broken}, kept hyphenated (pdftotext joins) ${totals.hyphenated}, repeated lines ${totals.repeated}`,
 );
 console.log(
   `CPU ms/page: ours ${perPage(total.oursCpu)} (busiest thread ${perPage(total.busiest)}), pdftotext ${perPage(total.refCpu)}` +

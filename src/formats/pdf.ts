@@ -1,5 +1,6 @@
 import { FormatError } from './errors.js';
 import { escapeMarkdownLine } from './escape.js';
+import { undecodable, undecodableMessage } from './pdf/decode.js';
 import { damaged, openPdf, PDF_NO_TEXT } from './pdf/document.js';
 import {
   type HeadedLine,
@@ -10,7 +11,9 @@ import {
 } from './pdf/headings.js';
 import { pageLines, type TextPiece } from './pdf/layout.js';
 import { type PagesRead, readPages } from './pdf/pages.js';
-import { cleanLine, joinHyphenated, vocabulary } from './pdf/words.js';
+import { dropRunning } from './pdf/running.js';
+import { findTables, tableMarkdown, untab } from './pdf/tables.js';
+import { anyBroken, cleanLine, joinHyphenated, systemDictionary, vocabulary } from './pdf/words.js';
 
 export type { TextPiece };
 
@@ -26,6 +29,8 @@ export interface PdfText {
   pageCount: number;
   /** Why reading stopped before the last page: enough text for the caller, or its time budget spent. */
   stopped?: 'enough' | 'time';
+  /** Pages whose text layer cannot be decoded, said for a reader; the first such page says it too. */
+  notice?: string;
 }
 
 export interface ReadPdfOptions {
@@ -61,12 +66,21 @@ function usableTitle(raw: unknown): string | undefined {
   return title;
 }
 
+// Three rule characters or more, and nothing else: a lone dash (a cell meaning "none") stays.
+const RULE = /^(?:\s*[-_=–—‐─━]){3,}\s*$/;
+
 /** One page's lines as Markdown: headings with `#`, other lines escaped so none reads as structure. */
-function renderPage(lines: HeadedLine[]): string {
+function renderPage(all: HeadedLine[]): string {
+  // A rule set as text (a row of dashes or underscores) is decoration, never a Markdown rule.
+  const lines = all.filter((l) => l.table || l.heading || !RULE.test(l.text));
   let out = '';
   for (const [i, line] of lines.entries()) {
-    if (i > 0) out += line.heading || line.paragraph || lines[i - 1]!.heading ? '\n\n' : '\n';
-    out += line.heading ? `${'#'.repeat(line.heading)} ${line.text}` : escapeMarkdownLine(line.text);
+    const prev = lines[i - 1];
+    if (prev)
+      out += line.heading || line.paragraph || line.table || prev.heading || prev.table ? '\n\n' : '\n';
+    if (line.table) out += tableMarkdown(line.table);
+    else if (line.heading) out += `${'#'.repeat(line.heading)} ${line.text}`;
+    else out += escapeMarkdownLine(line.text);
   }
   return out;
 }
@@ -79,24 +93,28 @@ export function pageText(items: TextPiece[]): string {
   return renderPage(linesOf(items));
 }
 
-/** Hyphenated line ends joined on each page, with the whole document's words as the judge. */
+/**
+ * Hyphenated line ends joined through the whole document, in reading order, so a word broken across a
+ * column or a page (its footer already gone) is whole again; the document's own words are the judge.
+ */
 function joinWords(pages: HeadedLine[][]): void {
-  if (!pages.some((lines) => lines.some((l) => l.text.endsWith('-')))) return;
-  const words = vocabulary(pages.flatMap((lines) => lines.map((l) => l.text)));
-  for (const lines of pages) {
-    const texts = joinHyphenated(
-      lines.map((l) => l.text),
-      words,
-    );
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (texts[i]!.trim()) lines[i]!.text = texts[i]!;
-      else {
-        // A line that was only the rest of a word: the next line keeps its paragraph break.
-        if (lines[i + 1]) lines[i + 1]!.paragraph ||= lines[i]!.paragraph;
-        lines.splice(i, 1);
-      }
-    }
+  const lines = pages.flatMap((page) => page.filter((l) => !l.heading && !l.table));
+  const texts = lines.map((l) => l.text);
+  if (!anyBroken(texts)) return;
+  const joined = joinHyphenated(texts, vocabulary(texts), systemDictionary);
+  const emptied = new Set<HeadedLine>();
+  for (const [i, line] of lines.entries()) {
+    if (joined[i]!.trim()) line.text = joined[i]!;
+    else emptied.add(line);
   }
+  if (!emptied.size) return;
+  for (const page of pages)
+    for (let i = page.length - 1; i >= 0; i--) {
+      if (!emptied.has(page[i]!)) continue;
+      // A line that was only the rest of a word: the next line keeps its paragraph break.
+      if (page[i + 1]) page[i + 1]!.paragraph ||= page[i]!.paragraph;
+      page.splice(i, 1);
+    }
 }
 
 /**
@@ -123,14 +141,29 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
     }
     const { stopped } = read;
     const pages: HeadedLine[][] = read.pages;
+    const unreadable: number[] = [];
+    for (const [i, lines] of pages.entries())
+      if (undecodable(lines)) {
+        unreadable.push(i + 1);
+        lines.length = 0;
+      }
     // Pages without text before a stop say nothing of the pages after it.
     if (!stopped && !pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text))))
-      throw new FormatError(PDF_NO_TEXT);
+      throw new FormatError(unreadable.length ? undecodableMessage(unreadable) : PDF_NO_TEXT);
+    dropRunning(pages);
     const largest = titleBySize(pages);
     const bookmarks = await readOutline(doc);
     if (bookmarks.length) placeBookmarks(pages, bookmarks);
     else markSizeHeadings(pages);
+    for (const lines of pages) {
+      findTables(lines);
+      untab(lines);
+    }
     joinWords(pages);
+    const notice = unreadable.length ? undecodableMessage(unreadable) : undefined;
+    const texts = pages.map(renderPage);
+    // The notice stands where the unreadable pages are, so whoever reads the text sees it.
+    for (const [i, n] of unreadable.entries()) if (unreadable[i - 1] !== n - 1) texts[n - 1] = `[${notice}]`;
     const { info, metadata } = await doc.getMetadata().catch(() => ({ info: {}, metadata: null }));
     const title =
       usableTitle(metadata?.get('dc:title')) ??
@@ -139,9 +172,10 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
       pages.find((lines) => lines.length)?.find((l) => l.heading)?.text;
     return {
       ...(title ? { title } : {}),
-      pages: pages.map(renderPage),
+      pages: texts,
       pageCount: doc.numPages,
       ...(stopped ? { stopped } : {}),
+      ...(notice ? { notice } : {}),
     };
   } finally {
     await close();

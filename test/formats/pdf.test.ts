@@ -241,19 +241,25 @@ describe('readPdf: words and reading order', () => {
     expect(pages[0]).toBe('# Guide\n\nOperations Guide\nIntro text.');
   });
 
-  it('without an outline, takes headings from lines set larger than the body text', async () => {
+  it('without an outline, takes headings from lines set larger than the body text and apart from it', async () => {
     const pdf = makePdf({
       pages: [
         [
           { text: 'Refunds', size: 18 },
           'Agents refund up to $200.',
+          '',
           { text: 'Limits', size: 14 },
           'Leads approve more.',
+          // As large, but set as a line of the paragraph: not a heading.
+          { text: 'Exceptions', size: 14 },
+          'None.',
         ],
       ],
     });
     const { title, pages } = await readPdf(pdf);
     expect(title).toBe('Refunds');
-    expect(pages[0]).toBe('# Refunds\n\nAgents refund up to $200.\n\n## Limits\n\nLeads approve more.');
+    expect(pages[0]).toBe(
+      '# Refunds\n\nAgents refund up to $200.\n\n## Limits\n\nLeads approve more.\nExceptions\nNone.',
+    );
   });
 });

@@ -14,6 +14,11 @@ export interface PdfRun {
   charSpacing?: number;
   /** Drawn in a font whose bytes 1 and 2 are the glyphs `fi` and `fl`, so ﬁ and ﬂ can be written. */
   ligatures?: boolean;
+  /**
+   * Drawn as glyph codes without a Unicode mapping, as fonts subset without a ToUnicode map are: each
+   * character becomes a control byte (1–31) whose glyph has a made-up name, so a reader gets junk.
+   */
+  undecodable?: boolean;
 }
 
 export interface OutlineEntry {
@@ -82,10 +87,12 @@ function textStream(lines: (string | PdfRun)[]): string {
     const at = run.y ?? y;
     // One text object per line, each placed absolutely, as many PDF producers write them.
     if (run.text) {
-      const font = run.ligatures ? 'F2' : 'F1';
+      const font = run.undecodable ? 'F3' : run.ligatures ? 'F2' : 'F1';
       // Tc is graphics state, kept across text objects: every line sets its own.
       const spacing = `${run.charSpacing ?? 0} Tc `;
-      const text = pdfString(run.text, run.ligatures ? LIGATURES : {});
+      const text = run.undecodable
+        ? pdfString([...run.text].map((c) => String.fromCharCode(1 + (c.charCodeAt(0) % 31))).join(''))
+        : pdfString(run.text, run.ligatures ? LIGATURES : {});
       ops.push(`BT /${font} ${run.size ?? FONT_SIZE} Tf ${spacing}${run.x ?? 72} ${at} Td ${text} Tj ET`);
     }
     y = at - LEADING;
@@ -150,19 +157,20 @@ const stream = (content: string) =>
 
 /** Builds a PDF whose pages hold the given lines in Helvetica, one text object per line. */
 export function makePdf(spec: PdfSpec): Buffer {
-  // 1 catalog, 2 page tree, 3 and 4 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
+  // 1 catalog, 2 page tree, 3 to 5 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl] >> >>',
+    `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 ${Array.from({ length: 31 }, (_, i) => `/glyph.x${i + 1}`).join(' ')}] >> >>`,
   ];
   const kids: string[] = [];
   for (const lines of spec.pages) {
     const pageNumber = objects.length + 1;
     kids.push(`${pageNumber} 0 R`);
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
     );
     objects.push(stream(spec.imageOnly ? IMAGE_STREAM : textStream(lines)));
   }

@@ -7,6 +7,8 @@ import type { Line } from './layout.js';
 export interface HeadedLine extends Line {
   /** 1 to 6 for a heading. */
   heading?: number;
+  /** Rows of cells, for a line that stands for a table found on the page. */
+  table?: string[][];
 }
 
 interface Bookmark {
@@ -83,11 +85,15 @@ export function placeBookmarks(pages: HeadedLine[][], bookmarks: Bookmark[]): vo
         found = i;
       }
     }
-    if (found >= 0) lines[found]!.heading = mark.level;
-    else
+    if (found >= 0) {
+      lines[found]!.heading = mark.level;
+      // "1<tab>Introduction": a section number set apart from its title is one heading.
+      lines[found]!.text = lines[found]!.text.replace(/\t/g, ' ');
+    } else
       lines.splice(from, 0, {
         text: mark.title,
         y: mark.top ?? 0,
+        x: 0,
         size: 0,
         paragraph: true,
         heading: mark.level,
@@ -111,41 +117,98 @@ function bodySize(pages: Line[][]): number {
   return body;
 }
 
-/** The title as set on the first page with text: its largest line, when clearly larger than the body text. */
+/** The first page with text and its title lines: its largest lines, when larger than the body text. */
+function titleLines(pages: Line[][]): { page: Line[]; from: number; to: number } | undefined {
+  const page = pages.find((lines) => lines.length);
+  if (!page) return undefined;
+  const top = Math.max(...page.map((l) => l.size));
+  if (top < bodySize(pages) * 1.15) return undefined;
+  const from = page.findIndex((l) => l.size >= top * 0.97 && /\p{L}/u.test(l.text));
+  if (from < 0) return undefined;
+  // A title set over two or three lines, each as large.
+  let to = from + 1;
+  while (to < page.length && to - from < 3 && page[to]!.size >= top * 0.97 && !page[to]!.paragraph) to++;
+  return { page, from, to };
+}
+
+/** The title as set on the first page with text: its largest lines, when clearly larger than the body text. */
 export function titleBySize(pages: Line[][]): string | undefined {
-  const first = pages.find((lines) => lines.length);
-  if (!first) return undefined;
-  const top = first.reduce((a, b) => (b.size > a.size ? b : a));
-  return top.size >= bodySize(pages) * 1.3 && /\p{L}/u.test(top.text) ? top.text.slice(0, 200) : undefined;
+  const found = titleLines(pages);
+  if (!found) return undefined;
+  const text = found.page
+    .slice(found.from, found.to)
+    .map((l) => l.text.replace(/\t/g, ' '))
+    .join(' ');
+  return text.slice(0, 300);
+}
+
+// Lines that are set large without being headings: form fields ("PRENOM(S) :"), numbers, author lists
+// (footnote marks, several commas, "and" between names with affiliation digits), e-mail addresses.
+const FIELD = /:\s*$|\s:\s/;
+const AUTHORS = /[∗*†‡§¶]|\S@\S|(?:,.*){3}/u;
+// Names with affiliation marks: "Kadatch1 and Jenkins2".
+const MARKED_NAME = /\p{Ll}\d+(?:,\d+)*(?=[\s,]|$)/gu;
+
+function mayBeHeading(text: string): boolean {
+  if (text.length > LONGEST_HEADING || FIELD.test(text) || AUTHORS.test(text)) return false;
+  if ((text.match(MARKED_NAME)?.length ?? 0) >= 2) return false;
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  const digits = text.match(/\p{N}/gu)?.length ?? 0;
+  return letters >= 2 && digits <= letters;
 }
 
 /**
  * Without an outline: lines set at least 15% larger than the body text (the size most characters
- * have) are headings, the largest size level 1. A heading set over two lines becomes one.
+ * have) are headings, the largest size level 1, when they also stand apart (a gap above, or the top of
+ * a page or column) and read as a heading (not a form field, a number or a list of authors). A size that
+ * most of a page is set in (a form, a slide) is not a heading size. A heading set over two lines becomes
+ * one. The lines under a title on the first page (authors, affiliations, a date) are not headings.
  */
 export function markSizeHeadings(pages: HeadedLine[][]): void {
   const body = bodySize(pages);
-  const isHeading = (l: Line) =>
-    l.size >= body * 1.15 && l.text.length <= LONGEST_HEADING && /\p{L}.*\p{L}/u.test(l.text);
+  const round = (l: Line) => Math.round(l.size * 2) / 2;
+  const chars = new Map<number, number>();
+  let total = 0;
+  for (const lines of pages)
+    for (const l of lines) {
+      chars.set(round(l), (chars.get(round(l)) ?? 0) + l.text.length);
+      total += l.text.length;
+    }
+  const headingSize = (l: Line) => l.size >= body * 1.15 && (chars.get(round(l)) ?? 0) <= total * 0.3;
   const sizes = [
     ...new Set(
       pages
         .flat()
-        .filter(isHeading)
-        .map((l) => Math.round(l.size * 2) / 2),
+        .filter((l) => headingSize(l) && mayBeHeading(l.text))
+        .map(round),
     ),
   ].sort((a, b) => b - a);
-  const level = (l: Line) => Math.min(sizes.indexOf(Math.round(l.size * 2) / 2) + 1, 4);
+  const level = (l: Line) => Math.min(sizes.indexOf(round(l)) + 1, 4);
+  const title = titleLines(pages);
   for (const lines of pages) {
-    for (let i = 0; i < lines.length; i++) {
+    let from = 0;
+    if (title && lines === title.page) {
+      // The title is a heading; the lines after it down to the body text are its byline.
+      const head = lines[title.from]!;
+      head.heading = 1;
+      from = title.to;
+      while (from < lines.length && lines[from]!.size > body * 1.05) from++;
+      for (let i = title.from + 1; i < title.to; i++) head.text += ` ${lines[i]!.text}`;
+      head.text = head.text.replace(/\t/g, ' ');
+      lines.splice(title.from + 1, title.to - title.from - 1);
+      from -= title.to - title.from - 1;
+    }
+    for (let i = from; i < lines.length; i++) {
       const line = lines[i]!;
-      if (!isHeading(line)) continue;
+      if (!headingSize(line) || !mayBeHeading(line.text)) continue;
+      if (i > 0 && !line.paragraph && !lines[i - 1]!.heading) continue;
       const next = lines[i + 1];
-      if (next && !next.paragraph && isHeading(next) && level(next) === level(line)) {
+      if (next && !next.paragraph && headingSize(next) && level(next) === level(line)) {
         line.text += ` ${next.text}`;
         lines.splice(i + 1, 1);
       }
       line.heading = level(line);
+      line.text = line.text.replace(/\t/g, ' ');
     }
   }
 }

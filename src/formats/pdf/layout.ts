@@ -14,15 +14,22 @@ interface Piece {
   y: number;
   endX: number;
   size: number;
+  /** Set letter-spaced: its word spaces are as wide as the tracking makes them. */
+  spaced?: boolean;
 }
 
 /** A line of a page in reading order; `size` is the font size of most of it, for telling headings. */
 export interface Line {
+  /** Parts of a row set apart by a wide gap (table cells, a label and its value) are joined by a tab. */
   text: string;
   y: number;
+  /** Left edge. */
+  x: number;
   size: number;
   /** A paragraph (or new column) starts here: a blank line goes before it. */
   paragraph: boolean;
+  /** With two or more tab-separated parts: the left and right edge of each, in turn. */
+  cells?: number[];
 }
 
 interface Segment {
@@ -56,7 +63,10 @@ function piecesOf(items: TextPiece[]): Piece[] {
     const t = item.transform;
     const size = item.height || Math.hypot(t[2] ?? 0, t[3] ?? 0) || 1;
     const x = t[4] ?? 0;
-    pieces.push({ str: unspace(str), x, y: t[5] ?? 0, endX: x + Math.max(item.width, 0), size });
+    const text = unspace(str);
+    const piece: Piece = { str: text, x, y: t[5] ?? 0, endX: x + Math.max(item.width, 0), size };
+    if (text.length < str.length) piece.spaced = true;
+    pieces.push(piece);
   }
   return pieces;
 }
@@ -89,7 +99,9 @@ function rowsOf(pieces: Piece[]): Segment[][] {
       if (prev && prev.str === p.str && Math.abs(p.x - prev.x) < p.size * 0.3) continue;
       prev = p;
       const last = segments.at(-1);
-      if (last && p.x - last.endX <= SEGMENT_GAP * Math.max(p.size, last.size)) {
+      // Between letter-spaced words the gap is a word space plus the tracking: twice as wide a gap.
+      const gap = SEGMENT_GAP * (p.spaced || last?.pieces.at(-1)?.spaced ? 2 : 1);
+      if (last && p.x - last.endX <= gap * Math.max(p.size, last.size)) {
         last.pieces.push(p);
         last.endX = Math.max(last.endX, p.endX);
         last.size = Math.max(last.size, p.size);
@@ -123,13 +135,8 @@ function segmentText(seg: Segment): string {
   return out.replace(/\s+/g, ' ').trim();
 }
 
-/**
- * The x of the gutter of a page set in two columns, or undefined. A gutter is a strip near the middle
- * that few rows cross, with many rows of text on each side, and the text on each side is prose (wide
- * lines), so a page that is one table is not taken apart.
- */
-function findGutter(rows: Segment[][]): number | undefined {
-  if (rows.length < 4) return undefined;
+/** Extent of the page's text. */
+function extent(rows: Segment[][]): { minX: number; width: number } {
   let minX = Number.POSITIVE_INFINITY;
   let maxX = Number.NEGATIVE_INFINITY;
   for (const row of rows)
@@ -137,7 +144,19 @@ function findGutter(rows: Segment[][]): number | undefined {
       minX = Math.min(minX, s.x);
       maxX = Math.max(maxX, s.endX);
     }
-  const width = maxX - minX;
+  return { minX, width: maxX - minX };
+}
+
+/**
+ * The x of the gutter of a page set in two columns, or undefined. The gutter is the strip in the middle
+ * half of the page that the fewest rows cross; rows that cross it (a title, an abstract, a wide figure)
+ * may be any share of the page, as on a paper's first page. It counts as a gutter only when the rows
+ * that do not cross it hold text side by side, with lines of text (wide ones) on at least one side and
+ * as wide an extent on the other, so a page that is one table is not taken apart.
+ */
+function findGutter(rows: Segment[][]): number | undefined {
+  if (rows.length < 4) return undefined;
+  const { minX, width } = extent(rows);
   if (width < 100) return undefined;
   const BUCKET = 2;
   const cover = new Uint32Array(Math.ceil(width / BUCKET) + 1);
@@ -145,12 +164,11 @@ function findGutter(rows: Segment[][]): number | undefined {
     for (const s of row)
       for (let b = Math.floor((s.x - minX) / BUCKET); b <= Math.floor((s.endX - minX) / BUCKET); b++)
         cover[b]!++;
-  // The middle of the longest run of least-crossed strips in the middle 40% of the page.
-  const from = Math.floor((width * 0.3) / BUCKET);
-  const to = Math.ceil((width * 0.7) / BUCKET);
+  const from = Math.floor((width * 0.25) / BUCKET);
+  const to = Math.ceil((width * 0.75) / BUCKET);
   let least = Number.POSITIVE_INFINITY;
   for (let b = from; b <= to; b++) least = Math.min(least, cover[b]!);
-  if (least > rows.length * 0.3) return undefined;
+  // The middle of the longest run of least-crossed strips.
   let [bestStart, bestLength, start] = [from, 0, -1];
   for (let b = from; b <= to + 1; b++) {
     if (b <= to && cover[b] === least) {
@@ -161,32 +179,85 @@ function findGutter(rows: Segment[][]): number | undefined {
     }
   }
   const gutter = minX + (bestStart + bestLength / 2) * BUCKET;
-  const left: number[] = [];
-  const right: number[] = [];
-  for (const row of rows)
-    for (const s of row) {
-      if (s.endX <= gutter) left.push(s.endX - s.x);
-      else if (s.x >= gutter) right.push(s.endX - s.x);
+  // On each row that does not cross, each side's widest segment and its extent. A column of text has
+  // wide lines among its short ones (table cells, an equation's pieces); a table's columns do not, even
+  // when a row of them spans as wide. One side of text suffices beside something as wide but in pieces
+  // (a figure's labels).
+  const sides = {
+    left: { widest: [] as number[], extent: [] as number[] },
+    right: { widest: [] as number[], extent: [] as number[] },
+  };
+  // Columns sit side by side: rows with text on both sides, or turns from one side to the other. An
+  // indented block between short lines of one column makes two turns and no more.
+  let sideBySide = 0;
+  let lastSide: 'left' | 'right' | undefined;
+  for (const row of rows) {
+    if (row.some((s) => s.x < gutter && s.endX > gutter)) continue;
+    const onLeft = row.some((s) => s.endX <= gutter);
+    const onRight = row.some((s) => s.x >= gutter);
+    const only = onLeft && onRight ? undefined : onLeft ? 'left' : 'right';
+    // A row with text on both sides says more than a turn, which a single indent also makes.
+    if (!only) sideBySide += 2;
+    else if (lastSide && only !== lastSide) sideBySide++;
+    lastSide = only;
+    for (const [side, segs] of [
+      [sides.left, row.filter((s) => s.endX <= gutter)],
+      [sides.right, row.filter((s) => s.x >= gutter)],
+    ] as const) {
+      if (!segs.length) continue;
+      side.widest.push(Math.max(...segs.map((s) => s.endX - s.x)));
+      side.extent.push(segs.at(-1)!.endX - segs[0]!.x);
     }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1] ?? 0;
-  const prose = (xs: number[]) => xs.length >= 2 && median(xs) >= width * 0.2;
-  return prose(left) && prose(right) ? gutter : undefined;
+  }
+  const wide = (xs: number[]) => {
+    const n = xs.filter((w) => w >= width * 0.2).length;
+    return n >= 2 && n >= xs.length * 0.3;
+  };
+  const { left, right } = sides;
+  if (sideBySide < 3) return undefined;
+  return (wide(left.widest) && wide(right.extent)) || (wide(left.extent) && wide(right.widest))
+    ? gutter
+    : undefined;
+}
+
+/**
+ * Which side of the gutter a row that crosses it belongs to: a line of one column that runs a little
+ * into the gutter (a long word, an equation) stays in its column; anything wider spans both.
+ */
+function sideOf(row: Segment[], gutter: number, width: number): 'left' | 'right' | 'both' {
+  const x = Math.min(...row.map((s) => s.x));
+  const endX = Math.max(...row.map((s) => s.endX));
+  const slack = width * 0.08;
+  if (endX - gutter < slack && gutter - x > slack) return 'left';
+  if (gutter - x < slack && endX - gutter > slack) return 'right';
+  return 'both';
 }
 
 interface RawLine {
   text: string;
   y: number;
+  x: number;
   size: number;
   block: number;
+  cells?: number[];
 }
 
 function joinSegments(segs: Segment[], block: number): RawLine | undefined {
-  const text = segs.map(segmentText).filter(Boolean).join(' ');
-  if (!text) return undefined;
+  const parts: string[] = [];
+  const cells: number[] = [];
+  for (const seg of segs) {
+    const text = segmentText(seg);
+    if (!text) continue;
+    parts.push(text);
+    cells.push(seg.x, seg.endX);
+  }
+  if (!parts.length) return undefined;
   // The line's size is that of its longest piece, so one large symbol does not make it a heading.
   let main = segs[0]!.pieces[0]!;
   for (const s of segs) for (const p of s.pieces) if (p.str.length > main.str.length) main = p;
-  return { text, y: segs[0]!.y, size: main.size, block };
+  const line: RawLine = { text: parts.join('\t'), y: segs[0]!.y, x: cells[0]!, size: main.size, block };
+  if (parts.length > 1) line.cells = cells;
+  return line;
 }
 
 /** The most common line spacing (to half a point; the smaller on a tie), 0 with one line. */
@@ -204,58 +275,72 @@ function usualGap(lines: RawLine[]): number {
   return usual;
 }
 
+/** Columns inside columns (three columns found as one, then two) are looked for this deep. */
+const DEEPEST = 3;
+
+/**
+ * A region's rows in reading order, appended to `out`. Rows that cross the region's gutter (a title, an
+ * abstract, a wide figure) divide it into bands; within a band the left side is read before the right,
+ * each side a region of its own, which may have columns too.
+ */
+function readRegion(rows: Segment[][], out: RawLine[], blocks: { block: number }, depth: number): void {
+  const gutter = depth < DEEPEST ? findGutter(rows) : undefined;
+  if (gutter === undefined) {
+    const block = blocks.block++;
+    for (const row of rows) {
+      const line = joinSegments(row, block);
+      if (line) out.push(line);
+    }
+    return;
+  }
+  let left: Segment[][] = [];
+  let right: Segment[][] = [];
+  const flush = () => {
+    if (left.length) readRegion(left, out, blocks, depth + 1);
+    if (right.length) readRegion(right, out, blocks, depth + 1);
+    left = [];
+    right = [];
+  };
+  let spanning: Segment[][] = [];
+  const endSpan = () => {
+    // Consecutive rows across the gutter (a title, an abstract) are one block.
+    if (!spanning.length) return;
+    const block = blocks.block++;
+    for (const row of spanning) {
+      const line = joinSegments(row, block);
+      if (line) out.push(line);
+    }
+    spanning = [];
+  };
+  const { width } = extent(rows);
+  for (const row of rows) {
+    const crossing = row.some((s) => s.x < gutter && s.endX > gutter);
+    const side = crossing ? sideOf(row, gutter, width) : undefined;
+    if (side === 'both') {
+      flush();
+      spanning.push(row);
+      continue;
+    }
+    endSpan();
+    if (side) (side === 'left' ? left : right).push(row);
+    else {
+      const l = row.filter((s) => s.endX <= gutter);
+      const r = row.filter((s) => s.x >= gutter);
+      if (l.length) left.push(l);
+      if (r.length) right.push(r);
+    }
+  }
+  endSpan();
+  flush();
+}
+
 /**
  * The page's lines in reading order, each marked where a paragraph starts: the gap above it is clearly
  * wider than the page's usual line spacing, or the text jumps to a new column or block.
  */
 export function pageLines(items: TextPiece[]): Line[] {
-  const rows = rowsOf(piecesOf(items));
-  const gutter = findGutter(rows);
   const raw: RawLine[] = [];
-  let block = 0;
-  if (gutter === undefined) {
-    for (const row of rows) {
-      const line = joinSegments(row, 0);
-      if (line) raw.push(line);
-    }
-  } else {
-    // Rows that cross the gutter (a title, an abstract, a wide figure) divide the page into bands;
-    // within a band the left column is read before the right one.
-    let left: RawLine[] = [];
-    let right: RawLine[] = [];
-    const flush = () => {
-      raw.push(...left, ...right);
-      left = [];
-      right = [];
-    };
-    let spanning = false;
-    for (const row of rows) {
-      if (row.some((s) => s.x < gutter && s.endX > gutter)) {
-        // Consecutive rows across the gutter (a title, an abstract) are one block.
-        if (!spanning) {
-          flush();
-          block++;
-        }
-        spanning = true;
-        const line = joinSegments(row, block);
-        if (line) raw.push(line);
-        continue;
-      }
-      if (spanning) block++;
-      spanning = false;
-      const l = joinSegments(
-        row.filter((s) => s.endX <= gutter),
-        block,
-      );
-      const r = joinSegments(
-        row.filter((s) => s.x >= gutter),
-        block + 0.5,
-      );
-      if (l) left.push(l);
-      if (r) right.push(r);
-    }
-    flush();
-  }
+  readRegion(rowsOf(piecesOf(items)), raw, { block: 0 }, 0);
   const usual = usualGap(raw);
   return raw.map((line, i) => {
     const prev = raw[i - 1];
@@ -267,6 +352,8 @@ export function pageLines(items: TextPiece[]): Line[] {
         gap < 0 ||
         gap > Math.max(usual * 1.3, Math.min(prev.size, line.size) * 1.5);
     }
-    return { text: line.text, y: line.y, size: line.size, paragraph };
+    const out: Line = { text: line.text, y: line.y, x: line.x, size: line.size, paragraph };
+    if (line.cells) out.cells = line.cells;
+    return out;
   });
 }
