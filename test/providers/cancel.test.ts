@@ -270,9 +270,9 @@ describe('a model call cancelled mid-stream', () => {
     expect(recorded).toEqual([partial]);
   });
 
-  it('before the server has answered: a plain cancellation, nothing to bill', async () => {
-    // The request was sent, but no response had begun: a streaming API answers with its headers as
-    // soon as it accepts a request, so nothing was accepted, and there is nothing known to record.
+  it('before the server has answered: recorded as cancelled, its input estimated from the request', async () => {
+    // The request was sent but no response had begun: what it would cost is not known, but a call in
+    // flight is never left out of the ledger; its input is estimated from the request, its output none.
     server.queue.push(() => new Promise<FakeResponse>(() => {}));
     const controller = new AbortController();
     const recorded: AssistantMessage[] = [];
@@ -288,7 +288,10 @@ describe('a model call cancelled mid-stream', () => {
     const error = await turn.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortedError);
     expect((error as AbortedError).partial).toBeUndefined();
-    expect(recorded).toEqual([]);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ stopReason: 'aborted', content: [] });
+    expect(recorded[0]!.usage.input).toBeGreaterThan(0);
+    expect(recorded[0]!.usage.output).toBe(0);
     expect(server.requests).toHaveLength(1);
   });
 

@@ -102,7 +102,7 @@ describe('a shared purse', () => {
     expect(inBatch).not.toBeInstanceOf(UsageError);
     expect(inBatch).toBeInstanceOf(AgentError);
     expect(inBatch.message).toBe(
-      "Not started: the batch's $1.00 cap (--max-cost) has $0.50 left, less than planning and writing this question can cost at worst ($3.00 with small). Raise the cap and run the batch again: answered questions are skipped.",
+      "Not started: the batch's $1.00 cap (--max-cost) has $0.5000 left, less than planning and writing this question can cost at worst ($3.00 with small). Raise the cap and run the batch again: answered questions are skipped.",
     );
     const alone = new Budget({ limitUsd: 1, price, write: { model: 'w', maxTokens: 1, baseChars: 0 } });
     expect(capTooLow(alone, plan)).toBeInstanceOf(UsageError);
