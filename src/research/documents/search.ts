@@ -1,4 +1,5 @@
 import type { DocumentInfo, PassageHit, PassageSpan, SearchHit, Store } from '../../store/store.js';
+import { fileTextIfChanged } from './trust.js';
 
 // Full-text search over whole documents and over their passages: the store ranks (SQLite FTS5 BM25, or
 // PostgreSQL's ts_rank_cd); here the question becomes search terms and the scores are combined.
@@ -15,7 +16,7 @@ export async function getDocument(store: Store, root: string, slug: string): Pro
   const doc = await store.index.find(root, slug);
   if (!doc) return undefined;
   const { id, length: _length, ...info } = doc;
-  return { ...info, body: await store.index.text(id) };
+  return { ...info, body: (await fileTextIfChanged(store, doc)) ?? (await store.index.text(id)) };
 }
 
 const STOPWORDS = new Set(
