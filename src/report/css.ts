@@ -25,7 +25,7 @@ pre code{background:none;padding:0}
 blockquote{margin:1rem 0;padding:0 1rem;border-left:3px solid var(--rule);color:var(--muted)}
 table{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.95rem}
 th,td{border:1px solid var(--rule);padding:.35rem .5rem;vertical-align:top}
-th{text-align:left}
+th{text-align:left;overflow-wrap:normal;word-break:keep-all}
 nav.toc{border:1px solid var(--rule);border-radius:4px;padding:.5rem 1rem;margin:0 0 1.5rem}
 nav.toc h2{font-size:1rem;margin:.3rem 0;border:0}
 nav.toc ul{margin:.2rem 0;padding-left:1.2rem}
