@@ -173,6 +173,28 @@ describe.skipIf(!executablePath)(
       await page.setViewportSize({ width: 1024, height: 800 });
     });
 
+    it('never breaks a table header inside its word on a phone ("Sour/ce")', async () => {
+      const table = [
+        '| Region | Levy per night for a standard double room in the city centre | Source |',
+        '| --- | --- | --- |',
+        '| Most cities | $200 before taxes, more in the high season and on event weekends | [1] |',
+      ].join('\n');
+      const narrow = await browser.newPage({ viewport: { width: 360, height: 740 } });
+      await narrow.setContent(renderHtml({ question: 'Levies?', answer: table, sources: [] }));
+      const broken = await narrow.evaluate(() =>
+        [...document.querySelectorAll('th')]
+          .filter((th) => {
+            const range = document.createRange();
+            range.selectNodeContents(th);
+            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+            return lines > 1 && !th.textContent?.trim().includes(' ');
+          })
+          .map((th) => th.textContent),
+      );
+      await narrow.close();
+      expect(broken).toEqual([]);
+    });
+
     it('prints without popovers or flag markers, citations as superscripts', async () => {
       await page.emulateMedia({ media: 'print' });
       await page.focus('#cite-1');
