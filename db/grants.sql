@@ -21,8 +21,9 @@ GRANT SELECT, INSERT, DELETE ON source_texts TO agent_member;
 -- Chats are private (row-level security, forced); a session's summary is updated as it grows.
 GRANT SELECT, INSERT, DELETE ON chat_sessions, chat_messages TO agent_member;
 GRANT UPDATE (updated_at, provider, model) ON chat_sessions TO agent_member;
--- The shared document index and caches: anyone may refresh them. Research checks an indexed text
--- against its file's hash before using it, so a planted text is read again from the file.
+-- The shared document index: anyone may refresh it. Research compares an indexed text with its file,
+-- read afresh, before using it, so a planted text never reaches an answer. The page and extraction
+-- caches are each person's own (row-level security, migration 017).
 GRANT SELECT, INSERT, UPDATE, DELETE ON documents, passage_spans, document_blocks, index_leases,
   indexed_roots, index_meta, page_cache, page_bodies, extraction_cache TO agent_member;
 -- What `agent db copy` has copied: recorded, never changed.

@@ -47,13 +47,14 @@ export class PgCache implements CacheStore {
     const row = await this.db.one<Omit<CachedPageRow, 'text'> & { body: Buffer; hash: string }>(
       `SELECT p.url, p.final_url AS "finalUrl", p.fetched_at AS "fetchedAt", p.etag,
          p.last_modified AS "lastModified", p.policy, p.extractor, p.title, p.kind, p.pages, b.body, b.hash
-       FROM page_cache p JOIN page_bodies b ON b.hash = p.body_hash WHERE p.url = $1`,
+       FROM page_cache p JOIN page_bodies b ON b.hash = p.body_hash
+       WHERE p.url = $1 AND p.owner_role = session_user`,
       [url],
     );
     if (!row) return undefined;
     const text = inflateText(row.body);
-    // A damaged body that still inflates is caught by its hash.
-    if (textHash(text) !== row.hash) throw new Error(`the cached text of ${url} does not match its hash`);
+    // A damaged (or, on a team database, rewritten) body is caught by its hash: a miss, read again.
+    if (textHash(text) !== row.hash) return undefined;
     const { body: _body, hash: _hash, ...rest } = row;
     return { ...rest, text };
   }
@@ -63,7 +64,7 @@ export class PgCache implements CacheStore {
     await this.db.tx(async (c) => {
       const [old] = await rows<{ body_hash: string }>(
         c,
-        'SELECT body_hash FROM page_cache WHERE url = $1 FOR UPDATE',
+        'SELECT body_hash FROM page_cache WHERE url = $1 AND owner_role = session_user FOR UPDATE',
         [page.url],
       );
       // Written again even when the hash is known: a damaged copy is replaced, not kept.
@@ -76,7 +77,7 @@ export class PgCache implements CacheStore {
         `INSERT INTO page_cache (url, final_url, fetched_at, etag, last_modified, policy, extractor, title,
            kind, pages, body_hash)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (url) DO UPDATE SET final_url = excluded.final_url, fetched_at = excluded.fetched_at,
+         ON CONFLICT (owner_role, url) DO UPDATE SET final_url = excluded.final_url, fetched_at = excluded.fetched_at,
            etag = excluded.etag, last_modified = excluded.last_modified, policy = excluded.policy,
            extractor = excluded.extractor, title = excluded.title, kind = excluded.kind,
            pages = excluded.pages, body_hash = excluded.body_hash`,
@@ -102,7 +103,7 @@ export class PgCache implements CacheStore {
     await this.db.tx(async (c) => {
       const gone = await rows<{ body_hash: string }>(
         c,
-        'DELETE FROM page_cache WHERE url = $1 RETURNING body_hash',
+        'DELETE FROM page_cache WHERE url = $1 AND owner_role = session_user RETURNING body_hash',
         [url],
       );
       await dropUnusedBodies(
@@ -117,7 +118,8 @@ export class PgCache implements CacheStore {
     update: Pick<CachedPageRow, 'fetchedAt' | 'etag' | 'lastModified' | 'policy'>,
   ): Promise<void> {
     await this.db.query(
-      'UPDATE page_cache SET fetched_at = $1, etag = $2, last_modified = $3, policy = $4 WHERE url = $5',
+      `UPDATE page_cache SET fetched_at = $1, etag = $2, last_modified = $3, policy = $4
+       WHERE url = $5 AND owner_role = session_user`,
       [update.fetchedAt, update.etag, update.lastModified, JSON.stringify(update.policy), url],
     );
   }
@@ -125,7 +127,8 @@ export class PgCache implements CacheStore {
   async getExtraction(key: ExtractionKey): Promise<string | undefined> {
     const row = await this.db.one<{ facts: string }>(
       `SELECT facts FROM extraction_cache
-       WHERE source_hash = $1 AND question = $2 AND model = $3 AND prompt_version = $4`,
+       WHERE source_hash = $1 AND question = $2 AND model = $3 AND prompt_version = $4
+         AND owner_role = session_user`,
       [key.sourceHash, key.question, key.model, key.promptVersion],
     );
     return row?.facts;
@@ -135,7 +138,7 @@ export class PgCache implements CacheStore {
     await this.db.query(
       `INSERT INTO extraction_cache (source_hash, question, model, prompt_version, facts, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (source_hash, question, model, prompt_version)
+       ON CONFLICT (owner_role, source_hash, question, model, prompt_version)
        DO UPDATE SET facts = excluded.facts, created_at = excluded.created_at`,
       [key.sourceHash, key.question, key.model, key.promptVersion, facts, createdAt],
     );
@@ -151,11 +154,13 @@ export class PgCache implements CacheStore {
       const cutoff = before ?? Number.MAX_SAFE_INTEGER;
       const gone = await rows<{ body_hash: string }>(
         c,
-        'DELETE FROM page_cache WHERE fetched_at < $1 RETURNING body_hash',
+        'DELETE FROM page_cache WHERE fetched_at < $1 AND owner_role = session_user RETURNING body_hash',
         [cutoff],
       );
       await dropUnusedBodies(c, [...new Set(gone.map((g) => g.body_hash))]);
-      await c.query('DELETE FROM extraction_cache WHERE created_at < $1', [cutoff]);
+      await c.query('DELETE FROM extraction_cache WHERE created_at < $1 AND owner_role = session_user', [
+        cutoff,
+      ]);
       const now = await stats(c);
       const less = (a: CacheTally, b: CacheTally): Removed => ({
         count: a.count - b.count,

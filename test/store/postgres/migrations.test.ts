@@ -23,10 +23,10 @@ describe('PostgreSQL migrations', () => {
     const sqliteDir =
       sqlite.length > 0 ? sqlite : stepNames(new URL('../../../db/migrations/sqlite/', import.meta.url));
     for (const name of sqliteDir) expect(stepNames()).toContain(name);
-    expect(stepNames().at(-1)).toBe('016_copied_rows');
+    expect(stepNames().at(-1)).toBe('017_private_caches');
   });
 
-  it('migrates an empty database to the whole schema, and reports version 16', async () => {
+  it('migrates an empty database to the whole schema, and reports version 17', async () => {
     const store = await openTestStore(db);
     try {
       const tables = (
@@ -69,7 +69,7 @@ describe('PostgreSQL migrations', () => {
         'research_runs_tsv',
       ]);
       const status = await store.status();
-      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 16 });
+      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 17 });
       expect(status.counts).toEqual({ reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 });
       expect(await store.migrate()).toEqual([]);
     } finally {

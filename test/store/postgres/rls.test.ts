@@ -187,6 +187,43 @@ describe('a team set up as the README says', () => {
       expect(await alice!.as((store) => store.runs.delete(run))).toBe(true);
     });
 
+    it('keeps each one’s page and extraction caches their own: a planted page or fact is never read', async () => {
+      const page = (text: string) => ({
+        url: 'https://example.com/refunds',
+        finalUrl: 'https://example.com/refunds',
+        fetchedAt: Date.now(),
+        etag: null,
+        lastModified: null,
+        policy: {},
+        extractor: 3,
+        title: 'Refunds',
+        kind: 'html',
+        pages: null,
+        text,
+      });
+      const key = { sourceHash: 'h', question: 'What is the refund limit?', model: 'm', promptVersion: 1 };
+      // Bob plants a page and facts where Alice's research would look them up.
+      await bob!.as(async (store) => {
+        await store.cache.putPage(page('Refunds up to $900.'));
+        await store.cache.putExtraction(key, '- Refunds up to $900 [1]', 1);
+      });
+      await alice!.as(async (store, sql) => {
+        expect(await store.cache.getPage('https://example.com/refunds')).toBeUndefined();
+        expect(await store.cache.getExtraction(key)).toBeUndefined();
+        // Alice caches the same URL and key beside Bob's, and reads her own.
+        await store.cache.putPage(page('Refunds up to $200.'));
+        await store.cache.putExtraction(key, '- Refunds up to $200 [1]', 2);
+        expect((await store.cache.getPage('https://example.com/refunds'))?.text).toBe('Refunds up to $200.');
+        expect(await store.cache.getExtraction(key)).toBe('- Refunds up to $200 [1]');
+        // Plain SQL cannot reach Bob's rows either.
+        expect(await sql('SELECT url FROM page_cache')).toHaveLength(1);
+        await sql('UPDATE extraction_cache SET facts = $1', ['- rewritten']);
+      });
+      await bob!.as(async (store) => {
+        expect(await store.cache.getExtraction(key)).toBe('- Refunds up to $900 [1]');
+      });
+    });
+
     it('never shows a source text planted under the hash of one a run stores later', async () => {
       const real = 'Refunds up to $200 need no approval.';
       await bob!.as((_store, sql) =>
