@@ -101,6 +101,25 @@ describe('agent read', () => {
       1,
       expect.stringMatching(/no text layer \(scanned or image-only\)/),
     ]);
+    // Some pages readable, some not: the text marks where, stderr says it once, --json carries it.
+    const run = (text: string, undecodable = false) =>
+      Array.from({ length: 6 }, (_, i) => ({
+        text: `${text} line ${i + 1}`,
+        x: 72,
+        y: 700 - i * 14,
+        size: 10,
+        undecodable,
+      }));
+    const mixed = file(
+      'mixed.pdf',
+      makePdf({ pages: [run('Readable first page'), run('Glyph codes', true), run('Readable last page')] }),
+    );
+    const partly = await runCli(['read', mixed, '--json']);
+    expect(partly.code).toBe(0);
+    const json = JSON.parse(partly.stdout);
+    expect(json.note).toMatch(/^The text layer of page 2 cannot be decoded .*it would need OCR\.$/);
+    expect(json.text).toContain('Readable last page line 1');
+    expect(partly.stderr).toBe(`agent: ${mixed}: ${json.note}\n`);
     const odd = await runCli(['read', file('data.xyz', 'text')]);
     expect([odd.code, odd.stderr]).toEqual([
       1,

@@ -182,11 +182,11 @@ describe.skipIf(!executablePath)(
       const narrow = await browser.newPage({ viewport: { width: 360, height: 740 } });
       await narrow.setContent(renderHtml({ question: 'Levies?', answer: table, sources: [] }));
       const broken = await narrow.evaluate(() =>
-        [...document.querySelectorAll('th')]
+        Array.from(document.querySelectorAll('th'))
           .filter((th) => {
             const range = document.createRange();
             range.selectNodeContents(th);
-            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+            const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
             return lines > 1 && !th.textContent?.trim().includes(' ');
           })
           .map((th) => th.textContent),

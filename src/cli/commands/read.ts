@@ -39,6 +39,8 @@ interface ReadResult {
   pages: number | null;
   text: string;
   note?: string;
+  /** The note is about a local file's pages, already marked in its text: said on stderr, not before it. */
+  noteOnStderr?: boolean;
 }
 
 const isUrl = (source: string) => /^[a-z][a-z\d+.-]*:\/\//i.test(source);
@@ -119,6 +121,8 @@ async function readFile(source: string, options: ReadOptions): Promise<ReadResul
       location: path,
       pages: doc.pages ?? null,
       text: doc.text,
+      // Said once on stderr: the text itself marks where the unreadable pages are.
+      ...(doc.note ? { note: doc.note, noteOnStderr: true } : {}),
     };
   } catch (error) {
     if (error instanceof FormatError) throw new AgentError(`${source}: ${reasonOf(error)}.`);
@@ -141,9 +145,11 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
         ? await readUrl(source, options)
         : await readFile(source, options);
   const text = cut(read.text, options.maxChars);
+  if (read.noteOnStderr) process.stderr.write(`agent: ${source}: ${read.note}\n`);
   if (options.json) {
-    const { title, kind, location, pages } = read;
-    process.stdout.write(`${JSON.stringify({ title, kind, location, pages, text }, null, 2)}\n`);
+    const { title, kind, location, pages, note } = read;
+    const json = { title, kind, location, pages, text, ...(note ? { note } : {}) };
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return;
   }
   // Title first, unless the text already opens with it as its heading.
@@ -151,6 +157,6 @@ export async function runRead(source: string, options: ReadOptions): Promise<voi
   const first = text.replace(/^\[Page 1\]\n/, '').split('\n', 1)[0]!;
   const opensWithTitle = /^#{1,6} /.test(first) && first.replace(/^#+ /, '').trim() === read.title;
   const head = read.title && !opensWithTitle ? `# ${read.title}\n\n` : '';
-  const note = read.note ? `[${read.note}]\n\n` : '';
+  const note = read.note && !read.noteOnStderr ? `[${read.note}]\n\n` : '';
   process.stdout.write(`${head}${note}${text}\n`);
 }

@@ -61,6 +61,8 @@ export interface DocumentText {
   kind: DocumentKind;
   /** A PDF's page count. */
   pages?: number;
+  /** What the reader could not read (a PDF's pages whose text layer cannot be decoded), in one line. */
+  note?: string;
 }
 
 /**
@@ -96,7 +98,13 @@ export async function readDocumentFile(
     // Its headings come from the PDF's outline or type sizes: `#` in its text is escaped, never one.
     const { formatPdfText, readPdf } = await import('../../formats/pdf.js');
     const pdf = await readPdf(data, { signal: options.signal, maxChars: options.maxChars });
-    read = { title: pdf.title, text: formatPdfText(pdf.pages), kind: 'pdf', pages: pdf.pageCount };
+    read = {
+      title: pdf.title,
+      text: formatPdfText(pdf.pages),
+      kind: 'pdf',
+      pages: pdf.pageCount,
+      ...(pdf.notice ? { note: pdf.notice } : {}),
+    };
   } else if (ext === '.docx') {
     const { readDocx } = await import('../../formats/docx.js');
     const docx = await readDocx(data);
