@@ -298,7 +298,10 @@ async function copyPages(s: Sqlite, db: Db): Promise<[number, number]> {
     )
     .all() as SqlRow[];
   return inBatches(db, items, async (c, r) => {
-    const [taken] = await rows(c, 'SELECT 1 FROM page_cache WHERE url = $1', [r.url]);
+    // The caches are each person's own: a copied page becomes the copying role's.
+    const [taken] = await rows(c, 'SELECT 1 FROM page_cache WHERE url = $1 AND owner_role = session_user', [
+      r.url,
+    ]);
     if (taken) return false;
     await c.query(
       'INSERT INTO page_bodies (hash, chars, body) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING',
@@ -307,7 +310,8 @@ async function copyPages(s: Sqlite, db: Db): Promise<[number, number]> {
     const found = await rows(
       c,
       `INSERT INTO page_cache (url, final_url, fetched_at, etag, last_modified, policy, extractor, title, kind, pages,
-         body_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (url) DO NOTHING RETURNING url`,
+         body_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (owner_role, url) DO NOTHING RETURNING url`,
       [
         r.url,
         r.final_url,
