@@ -1,5 +1,9 @@
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
 import { cancelledMessage } from '../providers/partial.js';
+import { costOf, findPrice, type PriceTable } from '../providers/prices.js';
+import { StoreError } from '../store/errors.js';
+import type { Store } from '../store/store.js';
+import type { LedgerEntry } from '../store/types.js';
 import {
   type AssistantMessage,
   addUsage,
@@ -42,18 +46,26 @@ export function modelCaller(
   budget?: Budget,
 ) {
   const record = async (step: string, reply: AssistantMessage, cancelled = false): Promise<number | null> => {
-    const costUsd = await o.store.ledger.record(
-      {
-        command: 'research',
-        runId,
-        step,
-        provider: reply.provider,
-        model: reply.model,
-        usage: reply.usage,
-        cancelled,
-      },
-      o.userPrices,
-    );
+    const entry: LedgerEntry = {
+      command: 'research',
+      runId,
+      step,
+      provider: reply.provider,
+      model: reply.model,
+      usage: reply.usage,
+      cancelled,
+    };
+    let costUsd: number | null;
+    try {
+      costUsd = await o.store.ledger.record(entry, o.userPrices);
+    } catch (error) {
+      // The database server went away: the call was made and is billed all the same, so it is kept to be
+      // recorded when the server is back (RunLedger.flush, at the end of the run, whatever its end).
+      if (!(error instanceof StoreError && error.problem === 'offline')) throw error;
+      const price = findPrice(reply.provider, reply.model, o.userPrices);
+      costUsd = price ? costOf(reply.usage, price) : null;
+      ledger.keep(entry);
+    }
     ledger.add(reply, costUsd);
     emit({ type: 'spend', step, model: reply.model, usage: reply.usage, costUsd });
     return costUsd;
@@ -132,6 +144,25 @@ export class RunLedger {
   private usage = emptyUsage();
   private calls = 0;
   private cost: number | null = 0;
+  /** Calls made while the database server was away, in order, to be recorded when it is back. */
+  private unrecorded: LedgerEntry[] = [];
+
+  keep(entry: LedgerEntry): void {
+    this.unrecorded.push(entry);
+  }
+
+  /** Records the calls kept while the server was away; how many could still not be recorded. */
+  async flush(store: Store, prices?: PriceTable): Promise<number> {
+    while (this.unrecorded.length > 0) {
+      try {
+        await store.ledger.record(this.unrecorded[0]!, prices);
+      } catch {
+        return this.unrecorded.length;
+      }
+      this.unrecorded.shift();
+    }
+    return 0;
+  }
 
   add(reply: { usage: Usage }, costUsd: number | null): void {
     this.calls++;

@@ -398,3 +398,37 @@ describe('what goes wrong stays small', () => {
     expect(result.citations.uncited).toEqual([]);
   });
 });
+
+describe('a database server that goes away during a run', () => {
+  it('keeps the calls made meanwhile and records them at the end; says how many it could not', async () => {
+    const { StoreError } = await import('../../src/store/errors.js');
+    for (const back of [true, false]) {
+      const { store, events, promise } = run({ plan: plan(['policies/refunds', 'policies/travel']) });
+      const record = store.ledger.record.bind(store.ledger);
+      let calls = 0;
+      let away = true;
+      // The plan is recorded; the two extractions meet a lost connection; the write finds it back (or not).
+      store.ledger.record = async (entry, prices) => {
+        calls++;
+        if (calls >= 2 && calls <= 3) throw new StoreError('offline', 'postgres://db', 'lost');
+        if (calls > 3 && !back && away) throw new StoreError('offline', 'postgres://db', 'lost');
+        return record(entry, prices);
+      };
+      const result = await promise;
+      away = false;
+      const totals = await store.ledger.runTotals('run-1');
+      if (back) {
+        expect(totals.calls).toBe(result.usage.calls);
+        expect(events.filter((e) => e.type === 'notice' && /could not be recorded/.test(e.message))).toEqual(
+          [],
+        );
+      } else {
+        expect(totals.calls).toBe(1);
+        expect(events).toContainEqual({
+          type: 'notice',
+          message: `${result.usage.calls - 1} model call(s) made while the database server was away could not be recorded in the ledger.`,
+        });
+      }
+    }
+  });
+});

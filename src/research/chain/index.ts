@@ -24,6 +24,26 @@ export async function modelChain(
   emit: Emit,
 ): Promise<ChainResult> {
   const start = await chainStart(o, m, emit, settings);
+  try {
+    return await chain(o, m, settings, emit, start);
+  } finally {
+    // Calls made while the database server was away are recorded now, if it is back.
+    const left = await start.ledger.flush(o.store, o.userPrices);
+    if (left > 0)
+      emit({
+        type: 'notice',
+        message: `${left} model call(s) made while the database server was away could not be recorded in the ledger.`,
+      });
+  }
+}
+
+async function chain(
+  o: ResearchOptions,
+  m: ModelSetup,
+  settings: ResearchSettings,
+  emit: Emit,
+  start: Awaited<ReturnType<typeof chainStart>>,
+): Promise<ChainResult> {
   const { ledger, call, webAvailable, all, known, budget } = start;
   // The checks' reading (with the grounding check) is needed at the write: loaded while the plan request
   // is out (the process is idle then), not at start-up or between the plan and the sources.
