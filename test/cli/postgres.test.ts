@@ -109,6 +109,32 @@ describe('agent on a team PostgreSQL database', () => {
     expect(s.counts.documents).toBeGreaterThan(0);
   }, 120_000);
 
+  it('answers every line of a batch when one question holds a NUL byte, which PostgreSQL cannot store', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'agent-nul-')), 'questions.txt');
+    writeFileSync(file, 'Who approves refunds?\nWho approves\u0000 refunds today?\n');
+    const r = await as('carol', [...LOOPBACK_RESEARCH, '--batch', file]);
+    expect(r.stderr).not.toMatch(/invalid byte sequence|\n\s+at /);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l: { line: number; error?: string }) => [l.line, l.error])).toEqual(
+      expect.arrayContaining([
+        [1, undefined],
+        [2, undefined],
+      ]),
+    );
+    expect(r.code).toBe(0);
+    // The first question was answered before (by alice): the batch takes that run, as it always does.
+    const reports = JSON.parse((await as('carol', ['reports', '--user', 'carol', '--json'])).stdout);
+    expect(reports.map((x: { question: string }) => x.question)).toEqual([
+      'Who approves\ufffd refunds today?',
+    ]);
+  }, 120_000);
+
   it('says in one line, exit 2, when the server cannot be reached, and never shows the password', async () => {
     const r = await runCli(['notes', 'list'], {
       env: { AGENT_DATABASE_URL: 'postgres://team:s3cret@127.0.0.1:1/agent' },
