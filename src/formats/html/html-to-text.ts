@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { dropNonText, parseHtml, prune, stripAnchorMarks } from './dom.js';
+import { classAndId, dropNonText, parseHtml, prune, stripAnchorMarks, tagOf } from './dom.js';
 import { trimEdges } from './edges.js';
 import { jsonLdArticleBody } from './json-ld.js';
 import { cleanConditionally, pickContent } from './main-content.js';
@@ -57,14 +57,36 @@ const clean = (text: string | undefined) => stripAnchorMarks((text ?? '').replac
  */
 export function documentTitle(root: HTMLElement): string {
   const title = clean(root.querySelector('title')?.textContent);
-  const h1s = root
-    .querySelectorAll('h1')
-    .map((h) => clean(h.textContent))
-    .filter(Boolean);
-  if (h1s.length === 1 || (h1s[0] && title.includes(h1s[0]))) return h1s[0]!;
+  const all = root.querySelectorAll('h1').filter((h) => clean(h.textContent));
+  // A site's name set as an <h1> in its header or menu bar (mdBook's "menu-title") is not the page's.
+  const own = all.filter((h) => !inSiteChrome(h));
+  const h1s = (own.length ? own : all).map((h) => clean(h.textContent));
+  if (h1s.length === 1) return h1s[0]!;
+  const named = h1s.find((h) => title.includes(h));
+  if (named) return named;
   if (title) return title;
   const heading = root.querySelectorAll('h1, h2, h3, h4, h5, h6').find((h) => clean(h.textContent));
   return heading ? clean(heading.textContent) : '';
+}
+
+const CHROME_NAMES =
+  /(?:^|[\s_-])(?:menu\w*|nav\w*|header|masthead|banner|brand|logo|site-?(?:title|name))(?:$|[\s_-])/i;
+
+/** Whether an element is, or stands inside, the site's header, menu or navigation rather than the page. */
+function inSiteChrome(e: HTMLElement): boolean {
+  const path: HTMLElement[] = [];
+  for (let n: HTMLElement | null = e; n && tagOf(n) !== 'body'; n = n.parentNode as HTMLElement | null)
+    path.push(n);
+  // An article's or the main content's own header holds the page's title.
+  if (path.some((n) => tagOf(n) === 'article' || tagOf(n) === 'main' || n.getAttribute?.('role') === 'main'))
+    return false;
+  for (const n of path) {
+    const tag = tagOf(n);
+    if (tag === 'header' || tag === 'nav') return true;
+    if (/^(banner|navigation)$/i.test(n.getAttribute?.('role') ?? '')) return true;
+    if (CHROME_NAMES.test(classAndId(n))) return true;
+  }
+  return false;
 }
 
 /**
@@ -74,10 +96,11 @@ export function documentTitle(root: HTMLElement): string {
  */
 export function readHtmlDocument(html: string): Extracted {
   const root = parseHtml(html);
-  const title = documentTitle(root);
   const body = root.querySelector('body') ?? root;
   dropNonText(body);
   dropChrome(body);
+  // After the chrome is gone: a heading's button ("Copy item path") is not part of its title.
+  const title = documentTitle(root);
   return { title, text: renderMarkdown([body]) };
 }
 

@@ -139,5 +139,17 @@ describe('links, emphasis and titles', () => {
     expect(title('<title>8.1. Numeric Types</title><h2>8.1. Numeric Types</h2>')).toBe('8.1. Numeric Types');
     expect(title('<h3>2.1 The Basics</h3><p>Text.</p>')).toBe('2.1 The Basics');
     expect(title('<p>Only text.</p>')).toBe('');
+    // A site's name set as an <h1> in its menu bar (mdBook) is not the page's, even when <title> holds both.
+    expect(
+      title(
+        '<title>What is rustdoc? - The rustdoc book</title><div id="menu-bar"><h1 class="menu-title">The rustdoc book</h1></div><main><h1>What is rustdoc?</h1></main>',
+      ),
+    ).toBe('What is rustdoc?');
+    // An article's own header holds its title; a heading's button is not part of it.
+    expect(
+      title(
+        '<title>Crate std_detect</title><header><h1>Acme docs</h1></header><article><header><h1>Crate std_detect<button>Copy item path</button></h1></header></article>',
+      ),
+    ).toBe('Crate std_detect');
   });
 });
