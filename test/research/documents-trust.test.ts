@@ -41,6 +41,10 @@ for (const under of storesUnderTest()) {
           expect(source?.text).not.toContain('$900');
           expect(body).toContain('$200');
           expect(body).not.toContain('$900');
+          // And the index says what the file says again, for everyone.
+          const again = (await store.index.find(dir, 'refunds'))!;
+          expect(await store.index.text(again.id)).not.toContain('$900');
+          expect(await store.index.text(again.id)).toContain('$200');
         } else {
           expect(source?.text).toContain('$900');
         }

@@ -16,7 +16,8 @@ export async function getDocument(store: Store, root: string, slug: string): Pro
   const doc = await store.index.find(root, slug);
   if (!doc) return undefined;
   const { id, length: _length, ...info } = doc;
-  return { ...info, body: (await fileTextIfChanged(store, doc)) ?? (await store.index.text(id)) };
+  const fresh = await fileTextIfChanged(store, root, { ...doc, slug });
+  return { ...info, body: fresh ?? (await store.index.text(id)) };
 }
 
 const STOPWORDS = new Set(

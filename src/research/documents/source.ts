@@ -43,7 +43,7 @@ export async function documentSource(
   if (!doc) return undefined;
   const { id, title, path } = doc;
   // A stored text that its file no longer says (a team database's index written by another) is not used.
-  const fresh = await fileTextIfChanged(store, doc);
+  const fresh = await fileTextIfChanged(store, root, { ...doc, slug });
   if (fresh !== undefined) return { ...textSource(fresh, title, queries, budget), title, path };
   if (doc.length <= budget) return { text: await store.index.text(id), excerpted: false, title, path };
 

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import type { Store } from '../../store/store.js';
+import { prepareFile } from './prepare.js';
 import { readDocumentFile } from './read.js';
 
 // On a team database every member can write the document index, so a stored text may say what its file
@@ -12,12 +14,13 @@ const compared = new Map<string, string | undefined>();
 
 /**
  * The file's text when it differs from what the index stores for the document, else undefined (the
- * index may be used): on SQLite, for a file that cannot be read now, and for one that says the same.
+ * index may be used): on SQLite, for a file that cannot be read now, and for one that says the same. A
+ * document found changed is indexed again from its file at once (best effort: the text is used anyway).
  */
 export async function fileTextIfChanged(
   store: Store,
-  doc: { id: number; path: string; length?: number },
-  onNotice?: (message: string) => void,
+  root: string,
+  doc: { id: number; slug: string; path: string; length?: number },
 ): Promise<string | undefined> {
   if (store.kind !== 'postgres') return undefined;
   const key = `${doc.id}:${doc.path}:${doc.length ?? ''}`;
@@ -31,10 +34,30 @@ export async function fileTextIfChanged(
   }
   const stored = fromFile === undefined ? undefined : await store.index.text(doc.id);
   const changed = fromFile !== undefined && stored !== fromFile ? fromFile : undefined;
-  if (changed !== undefined)
-    onNotice?.(
-      `The stored text of ${doc.path} differs from the file: the file's text is used (the index is read again when the file changes).`,
-    );
   compared.set(key, changed);
+  if (changed !== undefined) await reindex(store, root, doc).catch(() => undefined);
   return changed;
+}
+
+/** The document written again from its file, in place of the stored one. */
+async function reindex(store: Store, root: string, doc: { id: number; slug: string; path: string }) {
+  const stat = statSync(doc.path);
+  const p = await prepareFile(doc.path, { size: stat.size });
+  await store.index.write(
+    root,
+    [
+      {
+        slug: doc.slug,
+        path: doc.path,
+        title: p.title,
+        mtimeMs: stat.mtimeMs,
+        size: stat.size,
+        chars: p.chars,
+        blocks: p.blocks,
+        spans: p.spans,
+        texts: p.texts,
+      },
+    ],
+    [doc.id],
+  );
 }
