@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../errors.js';
 import { defaultDatabasePath } from '../../paths.js';
+import type { CopyCounts } from '../../store/postgres/copy.js';
 import { isPostgresUrl, maskPassword, urlScheme } from '../../store/url.js';
 
 export interface DbCopyOptions {
@@ -83,15 +84,7 @@ async function toSqlite(options: DbCopyOptions, to: string): Promise<void> {
   );
 }
 
-type Counts = {
-  reports: number;
-  notes: number;
-  sessions: number;
-  messages: number;
-  ledger: number;
-  pages: number;
-  extractions: number;
-};
+type Counts = CopyCounts;
 
 const counts = (c: Counts): string[] => [
   `  reports      ${String(c.reports).padStart(7)}`,

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import { openDatabase } from '../sqlite/open.js';
+import type { CopyCounts } from './copy.js';
 import type { Db } from './db.js';
 
 // `agent db copy --to file.db`: the way back, a team database (what this role may read of it) into a
@@ -12,15 +13,7 @@ import type { Db } from './db.js';
 export interface CopyOutReport {
   from: string;
   to: string;
-  copied: {
-    reports: number;
-    notes: number;
-    sessions: number;
-    messages: number;
-    ledger: number;
-    pages: number;
-    extractions: number;
-  };
+  copied: CopyCounts;
 }
 
 /** Each table: the columns both schemas share, and which rows. */

@@ -13,18 +13,21 @@ import { rows } from './db.js';
 // messages by their order); a cached page by its URL; an extraction by its key. Each kind is copied in
 // transactions of BATCH rows, so an interrupted copy keeps what it finished and the next one goes on.
 
+/** Rows copied, by kind: the same in both directions of `agent db copy`. */
+export interface CopyCounts {
+  reports: number;
+  notes: number;
+  sessions: number;
+  messages: number;
+  ledger: number;
+  pages: number;
+  extractions: number;
+}
+
 export interface CopyReport {
   from: string;
   to: string;
-  copied: {
-    reports: number;
-    notes: number;
-    sessions: number;
-    messages: number;
-    ledger: number;
-    pages: number;
-    extractions: number;
-  };
+  copied: CopyCounts;
   /** Rows already in the team database (copied before, or the same row made there). */
   skipped: number;
 }
