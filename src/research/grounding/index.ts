@@ -2,7 +2,7 @@ import { withoutLinkMarkup } from '../../formats/escape.js';
 import { CITE, citedClaims } from '../checks/claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
-import { readFacts, readText, undoLayout } from '../quantities/read.js';
+import { readFacts, readText, undoLayout, unreadDigits } from '../quantities/read.js';
 import { tableHeaderUnits } from './tables.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
@@ -133,7 +133,7 @@ export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; 
     });
   const read = readText(text, { comma, flexibleSign: FALL.test(text) });
   for (const f of read.facts) if (!f.weak) facts.push(f);
-  return { facts, unread: read.unread };
+  return { facts, unread: unreadDigits(read.rest) };
 }
 
 /** Reads a source's facts once: the costly part of the check, which does not depend on the answer. */

@@ -22,10 +22,19 @@ export function readFacts(input: string, o: ReadOptions = {}): Fact[] {
 }
 
 /**
- * The facts of a text and what it could not read: runs of digits that no reader took (`1,000,5`, `3/4`,
- * `10^6`, `x + 2 = 5`). A claim holding such a run is "not checked" rather than judged on the rest.
+ * Runs of digits in what the readers left of a text (readText's `rest`): what no reader could take
+ * (`1,000,5`, `10^6`); a digit glued to a word ("pre-2020", "3rd") was never a figure. Only an
+ * answer's claim is asked: a source's unread digits support nothing.
  */
-export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; unread: string[] } {
+export function unreadDigits(rest: string): string[] {
+  return rest.match(/(?<!\p{L}[-‐]?|[\d.,])\d[\d.,]*(?!\p{L})/gu) ?? [];
+}
+
+/**
+ * The facts of a text, and the text with what they were read from blanked (`rest`: see unreadDigits).
+ * A claim holding digits no reader took is "not checked" rather than judged on the rest.
+ */
+export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
   const whole = undoLayout(input);
   const words = readPeriodWords(whole);
   const text = digitWindows(words.text);
@@ -44,9 +53,7 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; u
     ...numbers.facts,
     ...readNumberWords(words.text),
   ];
-  // A digit glued to a word ("pre-2020", "3rd") was never a figure to check.
-  const unread = numbers.text.match(/(?<!\p{L}[-‐]?|[\d.,])\d[\d.,]*(?!\p{L})/gu) ?? [];
-  return { facts, unread };
+  return { facts, rest: numbers.text };
 }
 
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
