@@ -1,5 +1,5 @@
 import type { DocumentInfo, PassageHit, PassageSpan, SearchHit, Store } from '../../store/store.js';
-import { fileTextIfChanged } from './trust.js';
+import { trustedText } from './trust.js';
 
 // Full-text search over whole documents and over their passages: the store ranks (SQLite FTS5 BM25, or
 // PostgreSQL's ts_rank_cd); here the question becomes search terms and the scores are combined.
@@ -16,8 +16,8 @@ export async function getDocument(store: Store, root: string, slug: string): Pro
   const doc = await store.index.find(root, slug);
   if (!doc) return undefined;
   const { id, length: _length, ...info } = doc;
-  const fresh = await fileTextIfChanged(store, root, { ...doc, slug });
-  return { ...info, body: fresh ?? (await store.index.text(id)) };
+  const trusted = await trustedText(store, root, { ...doc, slug });
+  return { ...info, body: trusted?.text ?? (await store.index.text(id)) };
 }
 
 const STOPWORDS = new Set(

@@ -2,7 +2,7 @@ import type { Store } from '../../store/store.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
 import { type PassageSpan, queryTerms, rankPassages } from './search.js';
-import { fileTextIfChanged } from './trust.js';
+import { trustedText } from './trust.js';
 
 // A document as one source for a model. A document that fits the budget is sent whole; a longer one as
 // the passages that best match the question and the plan's searches, in document order, each under its
@@ -43,9 +43,10 @@ export async function documentSource(
   if (!doc) return undefined;
   const { id, title, path } = doc;
   // A stored text that its file no longer says (a team database's index written by another) is not used.
-  const fresh = await fileTextIfChanged(store, root, { ...doc, slug });
-  if (fresh !== undefined) return { ...textSource(fresh, title, queries, budget), title, path };
-  if (doc.length <= budget) return { text: await store.index.text(id), excerpted: false, title, path };
+  const trusted = await trustedText(store, root, { ...doc, slug });
+  if (trusted?.fromFile) return { ...textSource(trusted.text, title, queries, budget), title, path };
+  if (doc.length <= budget)
+    return { text: trusted?.text ?? (await store.index.text(id)), excerpted: false, title, path };
 
   // Only the blocks of the passages sent are read from the index.
   const span = store.index.spanReader();

@@ -9,34 +9,40 @@ import { readDocumentFile } from './read.js';
 // the file read afresh, and the file's text is used when they differ. A personal SQLite file is written
 // only by its owner's agent, which re-reads a changed file by itself: it is trusted as it is.
 
-/** Texts already compared in this process, by document id and stored length (a run asks more than once). */
-const compared = new Map<string, string | undefined>();
+/** Documents already compared in this process (a run asks more than once): the file's text if it differed. */
+const compared = new Map<string, string | null>();
 
 /**
- * The file's text when it differs from what the index stores for the document, else undefined (the
- * index may be used): on SQLite, for a file that cannot be read now, and for one that says the same. A
- * document found changed is indexed again from its file at once (best effort: the text is used anyway).
+ * The text to use for a document, when its check had to read it: the file's (`fromFile`) when it differs
+ * from what the index stores, else the stored text just read (so the caller need not fetch it again).
+ * Undefined when the index may be used as it is: on SQLite, for a file that cannot be read now, and for a
+ * document this process has already found unchanged. A document found changed is indexed again from its
+ * file at once (best effort: the file's text is used anyway).
  */
-export async function fileTextIfChanged(
+export async function trustedText(
   store: Store,
   root: string,
   doc: { id: number; slug: string; path: string; length?: number },
-): Promise<string | undefined> {
+): Promise<{ text: string; fromFile: boolean } | undefined> {
   if (store.kind !== 'postgres') return undefined;
   const key = `${doc.id}:${doc.path}:${doc.length ?? ''}`;
-  if (compared.has(key)) return compared.get(key);
-  let fromFile: string | undefined;
+  const known = compared.get(key);
+  if (known !== undefined) return known === null ? undefined : { text: known, fromFile: true };
+  let fromFile: string;
   try {
     fromFile = (await readDocumentFile(doc.path)).text;
   } catch {
     // Gone, unreadable or no longer a document: the index is all there is (the next walk says why).
-    fromFile = undefined;
+    return undefined;
   }
-  const stored = fromFile === undefined ? undefined : await store.index.text(doc.id);
-  const changed = fromFile !== undefined && stored !== fromFile ? fromFile : undefined;
-  compared.set(key, changed);
-  if (changed !== undefined) await reindex(store, root, doc).catch(() => undefined);
-  return changed;
+  const stored = await store.index.text(doc.id);
+  if (stored === fromFile) {
+    compared.set(key, null);
+    return { text: stored, fromFile: false };
+  }
+  compared.set(key, fromFile);
+  await reindex(store, root, doc).catch(() => undefined);
+  return { text: fromFile, fromFile: true };
 }
 
 /** The document written again from its file, in place of the stored one. */
