@@ -66,10 +66,7 @@ export class SqliteStore implements Store {
       add: async (note) => notes.addNote(db, note, user),
       list: async (query, limit) => notes.listNotes(db, query, limit),
       delete: async (id) => {
-        const found = db.prepare('SELECT created_by AS author FROM notes WHERE id = ?').get(id) as
-          | { author: string | null }
-          | undefined;
-        refuseOthers('note', id, found?.author ?? null, user);
+        refuseOthers('note', id, authorOf(db, 'notes', id), user);
         return notes.deleteNote(db, id);
       },
     };
@@ -89,10 +86,7 @@ export class SqliteStore implements Store {
       ofQuestion: async (question, mode) => runs.runsOfQuestion(db, question, mode),
       get: async (id) => runs.getRun(db, id),
       delete: async (id) => {
-        const found = db.prepare('SELECT created_by AS author FROM research_runs WHERE id = ?').get(id) as
-          | { author: string | null }
-          | undefined;
-        refuseOthers('report', id, found?.author ?? null, user);
+        refuseOthers('report', id, authorOf(db, 'research_runs', id), user);
         return runs.deleteRun(db, id);
       },
       texts: async (runId) => runTexts(db, runId),
@@ -180,4 +174,12 @@ function cacheOf(db: Db): CacheStore {
     stats: async () => cache.cacheStats(db),
     clear: async (before) => cache.clearCache(db, before),
   };
+}
+
+/** Who made a note or a report (null: made before people were recorded, or no such row). */
+function authorOf(db: Db, table: 'notes' | 'research_runs', id: number): string | null {
+  const found = db.prepare(`SELECT created_by AS author FROM ${table} WHERE id = ?`).get(id) as
+    | { author: string | null }
+    | undefined;
+  return found?.author ?? null;
 }
