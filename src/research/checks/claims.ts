@@ -41,7 +41,8 @@ const GAPS = /^(gaps|caveats|limitations|open questions)\b/i;
 const ITEM = /^(?:>\s*)*(?:[-*+•]\s+|\d+[.)]\s+|\(\d+\)\s+|[a-z][.)]\s+)/;
 /** A sentence that is only code and punctuation states nothing a source could hold. */
 const CODE_ONLY = /^(?:`[^`]*`[\s.,;:!?]*)+(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$/;
-const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
+/** A Markdown table's rule line (`|---|:--:|`). */
+export const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
 
 /**
  * Every claim of an answer: prose sentences, list items (split into sentences) and table rows, outside

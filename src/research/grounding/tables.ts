@@ -1,3 +1,4 @@
+import { TABLE_RULE } from '../checks/claims.js';
 import type { Fact } from '../quantities/fact.js';
 import { readFacts } from '../quantities/read.js';
 
@@ -5,7 +6,6 @@ import { readFacts } from '../quantities/read.js';
 // "Distance in km". Each number in such a column is read again as if written with its unit and scale
 // ("12.5" under "Cost (€k)" is €12,500), beside its reading as a bare number.
 
-const RULE = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
 const CURRENCY = /^(?:[$€£¥₹]|USD|EUR|GBP|CHF|CAD|AUD|JPY|INR)$/;
 const SCALE: Record<string, string> = {
   k: 'thousand',
@@ -55,7 +55,7 @@ export function tableHeaderUnits(text: string): Fact[] {
   const lines = text.split('\n');
   for (let i = 0; i + 1 < lines.length; i++) {
     const header = lines[i]!.trim();
-    if (!header.startsWith('|') || !RULE.test(lines[i + 1]!.trim())) continue;
+    if (!header.startsWith('|') || !TABLE_RULE.test(lines[i + 1]!.trim())) continue;
     const units = cells(header).map(headerUnit);
     if (!units.some(Boolean)) continue;
     for (let j = i + 2; j < lines.length && lines[j]!.trim().startsWith('|'); j++)
