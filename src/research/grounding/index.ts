@@ -37,6 +37,8 @@ export interface GroundingSource {
 /** What the check reads from one source; the same for every answer (see research/read-ahead.ts). */
 export interface SourceIndex {
   keys: Set<string>;
+  /** The figures of its rates alone (see Fact.alone): they hold an answer's figure stated with no rate. */
+  alone: Set<string>;
   /** Quantities by dimension, sorted by value (see Near). */
   near: Map<string, Near[]>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
@@ -75,7 +77,11 @@ export function checkGrounding(
       const found =
         fact.kind === 'phrase'
           ? cited.some((s) => s.phrases().some((p) => p.includes(fact.needs[0]!)))
-          : cited.some((s) => fact.needs.some((k) => s.keys.has(k)) || nearIn(s, fact.near));
+          : cited.some(
+              (s) =>
+                fact.needs.some((k) => s.keys.has(k) || (!fact.rate && s.alone.has(k))) ||
+                nearIn(s, fact.near),
+            );
       if (!found) missing.add(fact.raw);
     }
     if (missing.size > 0) {
@@ -143,9 +149,11 @@ export function indexSource(source: string): SourceIndex {
   const facts = readFacts(text);
   for (const f of tableHeaderUnits(text)) facts.push(f);
   const keys = keysOf(facts);
+  const alone = new Set(facts.flatMap((f) => f.alone ?? []));
   let phrases: string[] | undefined;
   return {
     keys,
+    alone,
     near: nearOf(facts),
     phrases: () =>
       (phrases ??= [...new Set([text.normalize('NFKC'), undoLayout(text)])].map(

@@ -43,6 +43,13 @@ export interface Fact {
   needs: string[];
   /** Counted in a source, never checked in an answer: a lone "one" is mostly a pronoun, "first" an ordinal. */
   weak?: boolean;
+  /**
+   * A rate's ("$3 per hour"): the keys of its figure alone. A source stating the rate supports an answer
+   * that leaves the rate out ("parking costs $3"), never one that states another ("$3 a day").
+   */
+  alone?: string[];
+  /** Stated as a rate: only a source's rate, or its figure with no rate at all, holds it. */
+  rate?: boolean;
   /** A source's quantities on their scales; an answer's, each with its tolerance (see Near). */
   near?: Near[];
 }

@@ -1,5 +1,14 @@
 import { digitRuns, type Fact, readAll } from './fact.js';
-import { FRACTION_PERCENT, quantity, type Reading, UNIT_AFTER, type Unit, unitOf } from './units.js';
+import {
+  FRACTION_PERCENT,
+  PER_AFTER,
+  quantity,
+  type Reading,
+  rateUnit,
+  UNIT_AFTER,
+  type Unit,
+  unitOf,
+} from './units.js';
 
 // Numbers written in digits: grouping (1,000 · 1.000 · 1'000 · 10 000 · 1,50,000), decimal point or comma,
 // a currency before or after, a sign, a scale (1.5m, $2.5 million, 3bn) and what it counts (%, days, °C).
@@ -59,6 +68,7 @@ function numberMatches(text: string): RegExpExecArray[] {
 }
 // What the number counts, read where the number ends (one sticky match per number, not a scan).
 const UNIT_HERE = new RegExp(UNIT_AFTER, 'uy');
+const PER_HERE = new RegExp(PER_AFTER, 'uy');
 const SCALES: Record<string, number> = {
   k: 1e3,
   K: 1e3,
@@ -91,6 +101,8 @@ export interface Parsed {
   extra: string[];
   /** Read with no unit and no scale: a range's end may lend it both (`10–20 days`, `1.5 to 2 million`). */
   plain: boolean;
+  /** A rate's figure alone ("$3" of "$3 per hour"), read as if the rate were not there. */
+  alone?: Reading[];
 }
 
 export interface NumberOptions {
@@ -157,7 +169,10 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const g = m.groups!;
     UNIT_HERE.lastIndex = m.index + m[0].length;
     const unitText = UNIT_HERE.exec(text)?.[0];
-    const end = m.index + m[0].length + (unitText?.length ?? 0);
+    let end = m.index + m[0].length + (unitText?.length ?? 0);
+    PER_HERE.lastIndex = end;
+    const per = PER_HERE.exec(text);
+    if (per) end += per[0].length;
     const after = unitText?.trim();
     const euroAfter = after === '€';
     const digits = readDigits(g.int!, g.sep, g.dec, euroAfter || o.comma);
@@ -198,6 +213,11 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     // "800 pounds" is money or weight.
     if (unit?.cls === 'cur:GBP' && /^\s+pounds?$/i.test(unitText ?? ''))
       readings.push({ ...readings[0]!, unit: unitOf(undefined, 'lb') });
+    const alone = per ? readings : undefined;
+    if (per) {
+      const to = (per.groups!.time ?? per.groups!.word)!;
+      readings = readings.map((r) => ({ ...r, unit: rateUnit(r.unit, to) }));
+    }
     parsed.push({
       start: m.index,
       end,
@@ -208,7 +228,8 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       written: digits.ambiguous ? [g.int!] : NONE,
       // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
       extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : NONE,
-      plain: !unit && scale === 1 && !suffix,
+      plain: !unit && scale === 1 && !suffix && !per,
+      ...(alone ? { alone } : {}),
     });
   }
   return parsed;
@@ -268,7 +289,18 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
       i++;
       continue;
     }
-    facts.push(quantity(p.raw, readings, p.written, p.extra));
+    const fact = quantity(p.raw, readings, p.written, p.extra);
+    if (!p.alone) {
+      facts.push(fact);
+      continue;
+    }
+    // A source that gives the figure with no rate at all does not contradict the rate.
+    const alone = quantity(p.raw, p.alone);
+    const needs = [...fact.needs, ...alone.needs];
+    // Only a rate per a unit the table knows is strict: "per and" may be no rate at all.
+    if (!/\/w:/.test(p.readings[0]!.unit?.cls ?? ''))
+      facts.push({ ...fact, needs, rate: true, alone: alone.gives });
+    else facts.push({ ...fact, gives: [...fact.gives, ...alone.gives], needs });
   }
   if (parsed.length === 0) return { facts, text };
   const parts: string[] = [];

@@ -159,6 +159,34 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
 
 const simple = (cls: string, kind: FactKind): Unit => ({ cls, accepts: [cls], kind });
 
+const TIME_PER = 'second|sec|s|minute|min|hour|hr|h|day|d|week|wk|fortnight|month|mo|year|yr|annum|decade';
+const PER_SHORT: Record<string, string> = { d: 'day', wk: 'week', mo: 'month', yr: 'year', annum: 'year' };
+/**
+ * What a figure is per, right after it and its unit: a time ("per hour", "a day", "/h", "every week"), or
+ * after "per" or "/" a word ("per person", "/kg"), which is compared as written when the table does not
+ * know it. "a year ago" and "per the contract" are not rates. One space apart: blanked text is not read across.
+ */
+export const PER_AFTER = String.raw`(?:\s?\/\s?|\s(?:per|a|an|each|every)\s)(?<time>${TIME_PER})(?![\p{L}\p{N}])(?!\s+(?:ago|later|earlier|before|after|since|on|from)(?!\p{L}))|(?:\s?\/\s?|\sper\s)(?!(?:the|a|an|this|that|these|those|our|their|its|his|her|my|your|cent|se|per|one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million)(?!\p{L}))(?<word>\p{Ll}[\p{Ll}²³]*)(?![\p{L}\p{N}])`;
+
+/**
+ * A unit per a time or a thing: its class and what it accepts gain the denominator, so "$3 per hour" is
+ * not "$3 a day". A measure per a time converts (40 L/min = 2,400 L/h); money per a time does not.
+ */
+export function rateUnit(unit: Unit | undefined, per: string): Unit {
+  const name = per.toLowerCase();
+  const time = measureOf(PER_SHORT[name] ?? (per.length === 1 ? per : name));
+  const den = time ? `${time.dim}:${canonical(time.factor)}` : `w:${name.replace(/s$/, '')}`;
+  const base = unit ?? { cls: '', accepts: [''], kind: 'number' as FactKind };
+  const rate: Unit = {
+    cls: `${base.cls}/${den}`,
+    accepts: base.accepts.map((a) => `${a}/${den}`),
+    kind: base.kind,
+  };
+  const m = unit?.measure;
+  if (time && m && !m.offset) rate.measure = { dim: `${m.dim}/${time.dim}`, factor: m.factor / time.factor };
+  return rate;
+}
+
 /** A share's per cent, a reading of its own: "three-fifths" and "3/5" hold "60%", "a third" "33%". */
 export const FRACTION_PERCENT: Unit = {
   cls: 'frac',

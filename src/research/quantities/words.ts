@@ -93,6 +93,7 @@ export function readNumberWords(input: string): Fact[] {
   if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
     text = readFractions(text, facts);
   if (/\b(?:in|out of)\s/.test(text) || /\bhalf\s/i.test(text)) shares(text, facts);
+  oneUnit(text, facts);
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
     if (run.length === 0) return;
@@ -216,6 +217,17 @@ function shares(text: string, facts: Fact[]): void {
   }
   for (const m of text.matchAll(HALF_OF))
     facts.push({ ...quantity(m[0], [{ value: 50, unit: FRACTION_PERCENT }]), weak: true });
+}
+
+const A_UNIT = /\b(?:[Aa]n?|[Pp]er)\s(second|minute|hour|day|week|fortnight|month|year|decade)(?!\p{L})/gu;
+
+/**
+ * "within a fortnight", "lasts a decade", "per hour": one of a time unit, which a source states as surely
+ * as "14 days". Only given, never checked: in an answer "an hour" is as often a rate's end as a duration.
+ */
+function oneUnit(text: string, facts: Fact[]): void {
+  for (const m of text.matchAll(A_UNIT))
+    facts.push({ ...quantity(m[0], [{ value: 1, unit: unitOf(undefined, m[1]) }]), weak: true });
 }
 
 /** The values of a run of number words; words that cannot belong to one number start the next. */
