@@ -68,6 +68,9 @@ const NUMBER_WORD = new RegExp(
   `\\b(?:${[...byFirst].map(([c, rest]) => `[${c.toUpperCase()}${c}](?:${rest.join('|')})`).join('|')})\\b`,
   'g',
 );
+// An ordinal that ranks ("ranked fourth", "the second-largest", "third place") is a figure to check.
+const RANK_BEFORE = /(?:rank(?:ed|s|ing)?|placed|came|finish(?:ed|es|ing)?)\s+(?:the\s+)?$/i;
+const RANK_AFTER = /^(?:[\s-]+(?:\p{L}+est|most|least)(?!\p{L})|\s+(?:place|position|spot)(?!\p{L}))/iu;
 // "a"/"an" right before a scale word are read where a scale word is found, not by the scan.
 const A_BEFORE = /(?<!\w)[Aa]n?[\s-]+$/;
 const UNIT_HERE = new RegExp(`^${UNIT_AFTER}`, 'u');
@@ -142,7 +145,12 @@ export function readNumberWords(input: string): Fact[] {
         continue;
       }
       flush();
-      facts.push({ ...quantity(m[0], [{ value: ORDINALS[word]! }]), weak: true });
+      const end = m.index + m[0].length;
+      const rank =
+        RANK_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index)) ||
+        RANK_AFTER.test(text.slice(end, end + 16));
+      const fact = quantity(m[0], [{ value: ORDINALS[word]! }]);
+      facts.push(rank ? fact : { ...fact, weak: true });
       continue;
     }
     if (word in WORD_SCALE) {
