@@ -156,6 +156,26 @@ export function readSlashFractions(text: string): { facts: Fact[]; text: string 
   );
 }
 
+const RATIO = /(\d{1,4})\s?:\s?(\d{1,4})(?![\d:]|[.,]\d)/g;
+
+/**
+ * "20:1", "16:9", a score "3:1": a ratio (clock times were read before), compared whole, so that "25:1"
+ * is not held by a source's "20:1" and a "1" elsewhere. Its numbers are given alone too ("20 to 1").
+ */
+export function readRatios(text: string): { facts: Fact[]; text: string } {
+  if (!text.includes(':')) return { facts: [], text };
+  return readAll(
+    text,
+    RATIO,
+    (m) => {
+      const [a, b] = [quantity(m[1]!, [{ value: Number(m[1]) }]), quantity(m[2]!, [{ value: Number(m[2]) }])];
+      const key = `r:${Number(m[1])}:${Number(m[2])}`;
+      return [{ kind: 'number', raw: m[0], gives: [key, ...a.gives, ...b.gives], needs: [key] }];
+    },
+    /[\d:.,\p{L}]/u,
+  );
+}
+
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
   const parsed = parseNumbers(text, o);

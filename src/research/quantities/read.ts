@@ -1,7 +1,7 @@
 import { readDates } from './dates.js';
 import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
-import { decimalComma, readNumbers, readSlashFractions } from './numbers.js';
+import { decimalComma, readNumbers, readRatios, readSlashFractions } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { readNumberWords } from './words.js';
 
@@ -43,13 +43,15 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
   const periods = readPeriods(dates.text);
   const ids = readIdentifiers(periods.text);
   const slashes = readSlashFractions(ids.text);
-  const numbers = readNumbers(slashes.text, { comma, flexibleSign: o.flexibleSign });
+  const ratios = readRatios(slashes.text);
+  const numbers = readNumbers(ratios.text, { comma, flexibleSign: o.flexibleSign });
   const facts = [
     ...words.facts,
     ...dates.facts,
     ...periods.facts,
     ...ids.facts,
     ...slashes.facts,
+    ...ratios.facts,
     ...numbers.facts,
     ...readNumberWords(words.text),
   ];
