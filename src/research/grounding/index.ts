@@ -3,6 +3,7 @@ import { CITE, citedClaims } from '../checks/claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
 import { readFacts, readText, undoLayout, unreadDigits } from '../quantities/read.js';
+import { type Derived, derivedHolds, deriveFigures } from './derived.js';
 import { tableHeaderUnits } from './tables.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
@@ -43,6 +44,8 @@ export interface SourceIndex {
   near: Map<string, Near[]>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
   phrases: () => string[];
+  /** Shares and differences its sentences give by working out (see derived.ts); made when first asked. */
+  derived: () => Derived;
 }
 
 /** `ahead`: sources already read (by text), e.g. while the answer was being written. */
@@ -81,7 +84,7 @@ export function checkGrounding(
               (s) =>
                 fact.needs.some((k) => s.keys.has(k) || (!fact.rate && s.alone.has(k))) ||
                 nearIn(s, fact.near),
-            );
+            ) || cited.some((s) => derivedHolds(fact, s.derived));
       if (!found) missing.add(fact.raw);
     }
     if (missing.size > 0) {
@@ -151,7 +154,9 @@ export function indexSource(source: string): SourceIndex {
   const keys = keysOf(facts);
   const alone = new Set(facts.flatMap((f) => f.alone ?? []));
   let phrases: string[] | undefined;
+  let derived: Derived | undefined;
   return {
+    derived: () => (derived ??= deriveFigures(text)),
     keys,
     alone,
     near: nearOf(facts),
