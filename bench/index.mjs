@@ -16,25 +16,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { refreshIndex, searchDocuments } from '../dist/research/documents.js';
 import { openStore } from '../dist/store/open.js';
+import { syntheticText } from './support/synthetic-text.mjs';
 
 const count = Number(process.argv[2] ?? 10_000);
 const longCount = Number(process.argv[3] ?? 200);
 const dir = mkdtempSync(join(tmpdir(), 'agent-bench-index-'));
-let seed = 42;
-const random = () => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-// A 5,000-word synthetic vocabulary drawn with a Zipf-like skew, so posting lists have realistic sizes.
-const syllables = 'ba ce di fo gu ka le mi no pu ra se ti vo zu an el in or un'.split(' ');
-const vocabulary = Array.from({ length: 5000 }, (_, i) => {
-  let w = '';
-  for (let n = i + 1; n > 0; n = Math.floor(n / syllables.length)) w += syllables[n % syllables.length];
-  return w;
-});
-const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length * random() ** 3))];
-const sentence = () =>
-  `The ${word()} ${word()} rule covers ${word()} and ${word()} for every ${word()} over $${Math.floor(random() * 5000)}.`;
+const { random, word, sentence } = syntheticText(42);
 
 for (let i = 0; i < count; i++) {
   const folder = join(dir, `team-${i % 50}`);

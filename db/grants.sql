@@ -28,3 +28,12 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON documents, passage_spans, document_block
   indexed_roots, index_meta, page_cache, page_bodies, extraction_cache TO agent_member;
 -- What `agent db copy` has copied: recorded, never changed.
 GRANT SELECT, INSERT ON copied_rows TO agent_member;
+-- Passage vectors, where the server has pgvector (db/vectors.sql): anyone refreshing the index adds
+-- them; forgetting those no passage uses any more is part of refreshing.
+DO $$
+BEGIN
+  IF pg_catalog.to_regclass('passage_vectors') IS NOT NULL THEN
+    GRANT SELECT, INSERT, DELETE ON passage_vectors TO agent_member;
+  END IF;
+END
+$$;

@@ -42,7 +42,7 @@ export const zodEnglishOnly = {
 /**
  * The OpenAI client makes every resource of the API when it is constructed (audio, batches, vector stores,
  * …: a third of the SDK's code, compiled or deserialized at each start of chat and research); agent calls
- * two, chat completions and responses. The others become empty classes where the client imports them
+ * three, chat completions, responses and embeddings. The others become empty classes where the client imports them
  * (client.mjs and resources/index.mjs only: any other import of them is the real module). The build fails
  * if the SDK no longer imports one of them so, rather than silently keeping or breaking them.
  */
@@ -53,7 +53,6 @@ const OPENAI_UNUSED = {
   completions: 'Completions',
   'containers/containers': 'Containers',
   'conversations/conversations': 'Conversations',
-  embeddings: 'Embeddings',
   'evals/evals': 'Evals',
   files: 'Files',
   'fine-tuning/fine-tuning': 'FineTuning',

@@ -10,6 +10,7 @@ import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js
 
 const STEP_LABEL: Record<ResearchStep, string> = {
   index: 'Indexing local documents',
+  embed: 'Embedding passages for hybrid search',
   plan: 'Planning (small model)',
   review: 'Reviewing the plan',
   sources: 'Collecting sources, extracting facts as they arrive (large model)',
@@ -72,6 +73,11 @@ export class ResearchRenderer {
         }
         break;
       case 'spend':
+        break;
+      case 'progress':
+        // Only a terminal shows it: a long folder's embedding, counted up.
+        if (this.spinner?.isSpinning)
+          this.spinner.text = `${STEP_LABEL.embed} (${formatInt(e.done)} of ${formatInt(e.total)})`;
         break;
     }
   };

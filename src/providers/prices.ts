@@ -78,6 +78,10 @@ const BUILT_IN: PriceTable = {
   'gpt-4o-mini': o(0.15, 0.6, 0.075),
   o3: o(2, 8, 0.5),
   'o4-mini': o(1.1, 4.4, 0.275),
+  // Embeddings: input only.
+  'text-embedding-3-small': o(0.02, 0, 0.02),
+  'text-embedding-3-large': o(0.13, 0, 0.13),
+  'text-embedding-ada-002': o(0.1, 0, 0.1),
 };
 
 const DATED_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;

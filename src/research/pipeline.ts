@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { AbortedError, AgentError, ConfigError, errorMessage, UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { modelChain, planChain } from './chain/index.js';
+import { DEFAULT_CONCURRENCY } from './chain/start.js';
 import { checkCitations } from './checks/citations.js';
-import { addRunUsage, verifyClaims } from './checks/verify.js';
+import { addRunUsage, noRunUsage, verifyClaims } from './checks/verify.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
 import type { PlanView } from './planning/plan-file.js';
 import { resultJson } from './result-json.js';
+import { Retriever } from './retrieval/retriever.js';
+import { Purse } from './run/purse.js';
 import { type Recording, resumeRecording, startRecording } from './run/resume.js';
 import { StepClock } from './run/timings.js';
 import {
@@ -74,6 +77,20 @@ export async function indexStep(
       message: `The content folder ${o.contentDir} holds no ${skipped.length ? 'readable ' : ''}documents (.md, .markdown, .txt, .html, .htm, .docx, .pdf).`,
     });
   if (o.signal?.aborted) throw new AbortedError();
+}
+
+/**
+ * Embeds the question and the passages that have no vector of the model yet (hybrid and semantic
+ * retrieval); a terminal shows the count as it goes. A fault falls back to BM25 (the retriever says so).
+ */
+async function embedStep(retriever: Retriever, question: string, emit: (e: ResearchEvent) => void) {
+  if (!retriever.usesVectors) return;
+  let shown = false;
+  await retriever.prepare(question, (done, total) => {
+    if (!shown) emit({ type: 'step', name: 'embed' });
+    shown = true;
+    emit({ type: 'progress', done, total });
+  });
 }
 
 /** `agent research --plan`: the plan (the small model's, or o.plan checked; reviewed if asked) and its cost. */
@@ -155,6 +172,20 @@ async function research(
   const createdAt = recording?.createdAt ?? new Date().toISOString();
   // A batch brings the index up to date once, before its first question.
   if (!o.indexed) await indexStep(o, emit);
+  // Embeddings count under the cap with the model calls: the run's purse is made here when it has none.
+  const purse =
+    o.purse ?? (o.maxCostUsd !== undefined && o.retrieval?.embedder ? new Purse(o.maxCostUsd) : undefined);
+  const retriever = new Retriever(o.retrieval ?? { mode: 'bm25' }, {
+    store: o.store,
+    root: o.contentDir,
+    runId,
+    userPrices: o.userPrices,
+    signal: o.signal,
+    emit,
+    purse,
+    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+  });
+  await embedStep(retriever, o.question, emit);
 
   if (!o.models) {
     const ignored = [settings.report && '--report', settings.depth > 1 && '--depth'].filter(Boolean);
@@ -166,12 +197,12 @@ async function research(
   }
   const { ahead, ...base } = o.models
     ? await modelChain(
-        { ...o, runId, progress: recording?.hooks, prior: recording?.prior },
+        { ...o, runId, progress: recording?.hooks, prior: recording?.prior, retriever, purse },
         o.models,
         settings,
         emit,
       )
-    : { ...(await extractiveChain(o, emit)), rounds: 1, truncated: false };
+    : { ...(await extractiveChain(o, retriever, emit)), rounds: 1, truncated: false };
   const result: ResearchResult = {
     question: o.question,
     ...base,
@@ -192,9 +223,12 @@ async function research(
     settings,
     createdAt,
   };
-  // An extractive run spends nothing, whatever the cap.
+  // Said in --json only where embeddings are set up: without them, nothing changes.
+  if (o.retrieval?.embedder) result.retrieval = retriever.report();
+  if (retriever.usage.calls > 0) result.usage = addRunUsage(result.usage, retriever.usage);
+  // An extractive run spends nothing but its embeddings, whatever the cap.
   if (o.maxCostUsd !== undefined && !result.budget)
-    result.budget = { limitUsd: o.maxCostUsd, spentUsd: 0, stopped: false };
+    result.budget = { limitUsd: o.maxCostUsd, spentUsd: retriever.usage.costUsd, stopped: false };
   if (o.verify && o.models) {
     emit({ type: 'step', name: 'verify' });
     const checked = await verifyClaims(o, runId, o.models.smallModel, result.evidence, emit);
@@ -236,11 +270,15 @@ async function save(
 
 async function extractiveChain(
   o: ResearchOptions,
+  retriever: Retriever,
   emit: (e: ResearchEvent) => void,
 ): Promise<Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'>> {
   emit({ type: 'step', name: 'search' });
   const { extractiveAnswer } = await import('./extractive/index.js');
-  const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question);
+  const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question, {
+    search: (query, limit) => retriever.passages(query, limit),
+    rankPrior: retriever.usesVectors,
+  });
   emit({ type: 'step', name: 'select' });
   // The quoted sentences come from the whole documents: that is the text the grounding check holds them to.
   for (const s of sources)
@@ -250,14 +288,6 @@ async function extractiveChain(
     answer: answer || 'No passage in the local documents matches this question.',
     sources,
     reports: sources.map((s) => ({ label: s.slug ?? s.location, status: 'read', n: s.n })),
-    usage: {
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      costUsd: 0,
-    },
+    usage: noRunUsage(),
   };
 }

@@ -28,6 +28,7 @@ export function resultJson(result: ResearchResult): Record<string, unknown> {
       : {}),
     usage: result.usage,
     ...(result.budget ? { budget: result.budget } : {}),
+    ...(result.retrieval ? { retrieval: result.retrieval } : {}),
     format: result.settings.report ? 'report' : 'answer',
     settings: result.settings,
     rounds: result.rounds,

@@ -8,6 +8,7 @@ import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
 import { documentSource, textSource } from './documents.js';
 import type { Plan } from './planning/plan.js';
+import type { Retriever } from './retrieval/retriever.js';
 import { loadWebModules } from './web-modules.js';
 
 /**
@@ -65,6 +66,8 @@ export interface RoundOptions {
   perSearch: number;
   /** The question and the plan's searches: long documents are cut to the passages that match these. */
   queries: string[];
+  /** The run's retrieval: how a long document's passages are ranked for these queries. */
+  retriever?: Retriever;
   /** Documents (`doc:slug`) and normalised URLs collected in earlier rounds; this round adds to it. */
   seen: Set<string>;
   /** Sources collected before this round: numbering continues from here. */
@@ -168,7 +171,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
 }
 
 async function documentRead(o: RoundOptions, slug: string): Promise<Omit<Source, 'n'> | undefined> {
-  const read = await documentSource(o.store, o.root, slug, o.queries, MAX_SOURCE_CHARS);
+  const read = await documentSource(o.store, o.root, slug, o.queries, MAX_SOURCE_CHARS, o.retriever);
   if (!read) return undefined;
   const status = read.excerpted ? 'excerpts' : 'read';
   return { kind: 'document', title: read.title, location: read.path, slug, text: read.text, status };

@@ -9,6 +9,8 @@ import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
 import type { FollowUp, Plan } from './planning/plan.js';
 import type { PlanView } from './planning/plan-file.js';
+import type { RetrievalReport, Retriever } from './retrieval/retriever.js';
+import type { RetrievalSetup } from './retrieval/settings.js';
 import type { Purse } from './run/purse.js';
 import type { PriorReads, Source, SourceReport } from './sources.js';
 
@@ -17,6 +19,7 @@ import type { PriorReads, Source, SourceReport } from './sources.js';
 
 export type ResearchStep =
   | 'index'
+  | 'embed'
   | 'plan'
   | 'review'
   | 'sources'
@@ -33,7 +36,9 @@ export type ResearchEvent =
   | { type: 'text'; delta: string }
   | { type: 'spend'; step: string; model: string; usage: Usage; costUsd: number | null }
   | { type: 'source'; report: SourceReport }
-  | { type: 'notice'; message: string };
+  | { type: 'notice'; message: string }
+  /** Passages embedded so far of those the index step found without a vector (a terminal shows it). */
+  | { type: 'progress'; done: number; total: number };
 
 /** The run's own totals, in the ledger report's terms; costUsd is null when any call had no known price. */
 export type RunUsage = Pick<
@@ -106,6 +111,8 @@ export interface ResearchResult {
   timings?: Timings;
   /** Only under a spending cap: the cap, the run's spend, and whether the cap stopped collection. */
   budget?: { limitUsd: number; spentUsd: number | null; stopped: boolean };
+  /** How the local documents were searched, and the passages given to the model (or quoted). */
+  retrieval?: RetrievalReport;
   createdAt: string;
 }
 
@@ -129,6 +136,10 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   env: NodeJS.ProcessEnv;
   /** Absent: answer extractively from local documents, with no model. */
   models?: ModelSetup;
+  /** How local documents are searched (`--retrieval`, `--embeddings`); absent: BM25. */
+  retrieval?: RetrievalSetup;
+  /** Set by the pipeline: the run's retrieval, which reads the documents' passages. */
+  retriever?: Retriever;
   runId?: string;
   userPrices?: Record<string, Price>;
   signal?: AbortSignal;

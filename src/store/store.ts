@@ -127,8 +127,11 @@ export interface DocumentWrite {
   chars: number;
   /** The text as blocks starting at passage starts: raw deflate of the UTF-8, or the text when short. */
   blocks: { start: number; data: Buffer | string }[];
-  /** Passages as [heading path, start, end] and their texts as [text, heading path], in order. */
-  spans: [string, number, number][];
+  /**
+   * Passages as [heading path, start, end, hash] and their texts as [text, heading path], in order. The
+   * hash (hex) is of the text a passage is embedded as: vectors are kept by it (see VectorStore).
+   */
+  spans: [string, number, number, string][];
   texts: [string, string][];
 }
 
@@ -187,6 +190,57 @@ export interface IndexStore {
   passageSpans(documentId: number): Promise<PassageSpan[]>;
 }
 
+/** A passage the vector search found: where it is and how near (cosine similarity, -1 to 1). */
+export interface VectorHit extends DocumentInfo {
+  documentId: number;
+  ordinal: number;
+  headingPath: string;
+  start: number;
+  end: number;
+  similarity: number;
+}
+
+/** A passage that has no vector yet for a model: its text is read from the index by span. */
+export interface UnembeddedPassage {
+  /** The passage's id, where the next batch starts after. */
+  id: number;
+  hash: string;
+  documentId: number;
+  headingPath: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Passage vectors, kept by (model, text hash): a changed passage gets a new hash and is embedded again,
+ * an unchanged one never is, and vectors of a model not used now stay for when it is used again. `model`
+ * names the vectors' space, dimensions included (`openai:text-embedding-3-small@512`), so that vectors
+ * of two models or two sizes are never compared.
+ */
+export interface VectorStore {
+  /** Undefined when vectors can be kept and searched here; otherwise why not, in one line. */
+  unavailable(): Promise<string | undefined>;
+  /** How many distinct passage texts of the folder have no vector of `model`. */
+  countMissing(root: string, model: string): Promise<number>;
+  /**
+   * Up to `limit` passages of the folder without a vector of `model`, by id from after `after` (so that a
+   * folder is walked once, batch by batch). Two passages of one text both come: embed it once.
+   */
+  missing(root: string, model: string, limit: number, after?: number): Promise<UnembeddedPassage[]>;
+  /** Keeps unit-length vectors (stored compactly) under `model`; a hash already kept is left as it is. */
+  put(model: string, rows: { hash: string; vector: Float32Array }[]): Promise<void>;
+  /** The folder's passages nearest to the unit vector `query`, best first; only one document's if given. */
+  nearest(
+    root: string,
+    model: string,
+    query: Float32Array,
+    limit: number,
+    documentId?: number,
+  ): Promise<VectorHit[]>;
+  /** Forgets vectors whose text no passage has any more; how many. */
+  prune(): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** What to show the user: the file's path, or the server's URL without its password. */
@@ -202,6 +256,8 @@ export interface Store {
   readonly progress: ProgressStore;
   readonly cache: CacheStore;
   readonly index: IndexStore;
+  /** Passage vectors for hybrid retrieval (sqlite-vec, pgvector). */
+  readonly vectors: VectorStore;
   /** Which database, its schema version and how many rows of each kind (`agent db status`). */
   status(): Promise<StoreStatus>;
   /**

@@ -29,13 +29,16 @@ export interface TestDatabase {
   stop(): Promise<void>;
 }
 
-export async function startTestDatabase(): Promise<TestDatabase> {
+/** `vector`: PGlite with pgvector loaded (a real server has it or not, as it is installed). */
+export async function startTestDatabase(options: { vector?: boolean } = {}): Promise<TestDatabase> {
   const real = process.env.AGENT_TEST_DATABASE_URL;
-  return real ? onServer(real) : onPglite();
+  return real ? onServer(real) : onPglite(options.vector ?? false);
 }
 
-async function onPglite(): Promise<TestDatabase> {
-  const lite = await PGlite.create();
+async function onPglite(withVector: boolean): Promise<TestDatabase> {
+  const lite = await PGlite.create(
+    withVector ? { extensions: { vector: (await import('@electric-sql/pglite-pgvector')).vector } } : {},
+  );
   const server = await servePglite(lite);
   const url = `postgres://postgres:test@127.0.0.1:${server.port}/postgres`;
   const admin = quiet(new pg.Pool({ connectionString: url, max: 1 }));
@@ -98,7 +101,7 @@ export const openTestStore = (db: TestDatabase, user = 'tester'): Promise<Postgr
  * The PostgreSQL entry of test/support/stores.ts's list: one database per test file (started at the first
  * open). A test's first open empties it; its later opens (another person) share it; close closes them.
  */
-export function postgresStoreUnderTest(): {
+export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
   name: string;
   open(options?: { user?: string }): Promise<Store>;
   close(): Promise<void>;
@@ -108,7 +111,7 @@ export function postgresStoreUnderTest(): {
   return {
     name: 'postgres',
     async open(options = {}) {
-      db ??= await startTestDatabase();
+      db ??= await startTestDatabase(database);
       if (opened.length === 0) await db.reset();
       const store = await openTestStore(db, options.user);
       opened.push(store);

@@ -52,8 +52,8 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
     throw new UsageError(
       `The batch file ${o.batch === '-' ? '(standard input)' : o.batch} holds no questions: one a line, or JSON Lines with {"question": …}; blank lines and lines starting with # are skipped.`,
     );
-  const { contentDir, filters, models } = await researchSetup(o);
-  const { userPrices, maxCostUsd } = researchPrices(o, models);
+  const { contentDir, filters, models, retrieval } = await researchSetup(o);
+  const { userPrices, maxCostUsd } = researchPrices(o, models, retrieval);
 
   const store = await openDb(o.db);
   const controller = new AbortController();
@@ -72,6 +72,7 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
         contentDir,
         env: process.env,
         models,
+        retrieval,
         userPrices,
         signal: controller.signal,
         ...flagSettings(o),

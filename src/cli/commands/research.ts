@@ -16,6 +16,7 @@ import {
   VERIFY_NEEDS_MODEL,
 } from '../../research/pipeline.js';
 import { resultJson } from '../../research/result-json.js';
+import { type RetrievalSetup, retrievalSetup } from '../../research/retrieval/settings.js';
 import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { RecordedOptions } from '../../research/run/resume.js';
 import { pdfBudgetMs } from '../../tools/pdf-budget.js';
@@ -70,6 +71,9 @@ export interface ResearchCommandOptions extends SteerOptions {
   db?: string;
   /** Continue this unfinished run. */
   resume?: number;
+  /** `--embeddings <provider>:<model>` and `--retrieval bm25|hybrid|semantic`. */
+  embeddings?: string;
+  retrieval?: string;
   /** The flags given on the command line (not defaults), as `--name`. */
   given?: string[];
 }
@@ -111,10 +115,12 @@ export async function researchSetup(o: ResearchCommandOptions) {
   const contentDir = contentDirectory(o.content);
   const filters = webFilterOptions(o, process.env);
   const models = await researchModels(o);
+  // A bad --embeddings or --retrieval stops the run here: one line, exit 2.
+  const retrieval = await retrievalSetup(o);
   if (o.verify && !models) throw new UsageError(VERIFY_NEEDS_MODEL);
   // Refused rather than ignored: a short extractive answer where a report file was asked for is a surprise.
   if (o.report && !models) throw new UsageError(REPORT_NEEDS_MODEL);
-  return { contentDir, filters, models };
+  return { contentDir, filters, models, retrieval };
 }
 
 /** The command line's settings for a run, as the pipeline takes them. */
@@ -129,14 +135,20 @@ export const flagSettings = (o: ResearchCommandOptions) => ({
 });
 
 /** The price table and the spending cap; a cap needs a price for every model it covers. */
-export function researchPrices(o: ResearchCommandOptions, models: ModelSetup | undefined) {
+export function researchPrices(
+  o: ResearchCommandOptions,
+  models: ModelSetup | undefined,
+  retrieval?: RetrievalSetup,
+) {
   const ignored = models ? undefined : ignoredFilterFlags(o);
   if (ignored) process.stderr.write(`${styleFor(process.stderr).yellow(ignored)}\n`);
-  const userPrices = models ? loadUserPrices() : {};
+  const embedder = retrieval?.embedder;
+  const userPrices = models || embedder ? loadUserPrices() : {};
   const maxCostUsd = maxCostSetting(o.maxCost, process.env);
   pdfBudgetMs(process.env); // a bad AGENT_PDF_BUDGET_MS stops the run here, before any model call
   if (models && maxCostUsd !== undefined)
     requirePrices(models.provider.name, [models.smallModel, models.largeModel], userPrices);
+  if (embedder && maxCostUsd !== undefined) requirePrices(embedder.provider, [embedder.model], userPrices);
   return { userPrices, maxCostUsd };
 }
 
@@ -159,10 +171,10 @@ export async function runResearchCommand(
   if (o.out !== undefined) checkWritable(o.out, { json: o.json });
   const format = outFormat(o.out, o.format);
   const setup = await researchSetup(o);
-  const { contentDir, models } = setup;
+  const { contentDir, models, retrieval } = setup;
   const filters = recorded ? recordedFilters(recorded) : setup.filters;
   const steer = steerOptions(o, models);
-  const { userPrices, maxCostUsd } = researchPrices(o, models);
+  const { userPrices, maxCostUsd } = researchPrices(o, models, retrieval);
   const maxAgeMs = maxAgeSetting(o.maxAge, process.env);
   const store = await openDb(o.db);
   const spinner = o.json ? undefined : await createSpinner();
@@ -189,6 +201,7 @@ export async function runResearchCommand(
     contentDir,
     env: process.env,
     models,
+    retrieval,
     runId: randomUUID(),
     userPrices,
     signal: controller.signal,

@@ -78,6 +78,16 @@ export function addResearchCommand(program: Command): void {
     )
     .option('--json', 'print the result as JSON for scripts')
     .option('--extractive', 'answer from local documents without any model, even when a key is set')
+    .option(
+      '--embeddings <provider:model>',
+      'embeddings for hybrid search of local documents: openai[:model], ollama:<model> or openai-compatible:<model> (default: $AGENT_EMBEDDINGS)',
+      nonEmpty,
+    )
+    .option(
+      '--retrieval <mode>',
+      'how local documents are searched: bm25, hybrid or semantic (default: $AGENT_RETRIEVAL, else hybrid with embeddings, bm25 without)',
+      nonEmpty,
+    )
     .option('--plan', 'print the plan (documents and web searches) and stop; with --json, as JSON')
     .option(
       '--review',

@@ -99,6 +99,7 @@ export function readingRounds(
       signal: o.signal,
       perSearch: settings.perSearch,
       queries: [o.question, ...what.searches],
+      retriever: o.retriever,
       seen,
       base: sources.length,
       room: settings.maxSources - sources.length,

@@ -106,6 +106,17 @@ async function judge(
   });
 }
 
+/** A run's totals before any call. */
+export const noRunUsage = (): RunUsage => ({
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  costUsd: 0,
+});
+
 /** Two runs' totals as one: each count added up; dollars unknown when either is. */
 export function addRunUsage(a: RunUsage, b: RunUsage): RunUsage {
   const counts = Object.fromEntries(

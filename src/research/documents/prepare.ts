@@ -1,3 +1,4 @@
+import { passageHash } from './embedding-text.js';
 import { type Passage, splitPassages } from './passages.js';
 import { fileTitle, readDocumentFile } from './read.js';
 import { type TextBlock, textBlocks } from './stored-text.js';
@@ -10,8 +11,8 @@ export interface PreparedFile {
   title: string;
   /** The text as stored: compressed blocks. */
   blocks: TextBlock[];
-  /** The passages' spans, [heading path, start, end] each, as the index's writer takes them. */
-  spans: [string, number, number][];
+  /** The passages' spans, [heading path, start, end, hash] each, as the index's writer takes them. */
+  spans: [string, number, number, string][];
   /** The passages' texts, [text, heading path] each, for the full-text index. */
   texts: [string, string][];
   passages: number;
@@ -32,7 +33,12 @@ export async function prepareFile(
       text,
       passages.map((p) => p.start),
     ),
-    spans: passages.map((p): [string, number, number] => [p.headingPath, p.start, p.end]),
+    spans: passages.map((p): [string, number, number, string] => [
+      p.headingPath,
+      p.start,
+      p.end,
+      passageHash(p.headingPath, p.text),
+    ]),
     texts: passages.map((p): [string, string] => [p.text, p.headingPath]),
     passages: passages.length,
     chars: text.length,

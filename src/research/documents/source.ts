@@ -28,6 +28,13 @@ interface Row {
 
 export const GAP = '[…]';
 
+/** What ranks a document's passages for a run (research/retrieval/'s Retriever). */
+export interface PassageRanker {
+  rankInDocument(documentId: number, slug: string, queries: string[]): Promise<number[]>;
+  /** The passages (ordinals) sent of the document. */
+  sent(slug: string, ordinals: number[]): void;
+}
+
 /**
  * The text of document `slug` to send as a source, at most `budget` characters. `queries` are the
  * question and then the plan's searches. Undefined when the folder has no such document.
@@ -38,6 +45,8 @@ export async function documentSource(
   slug: string,
   queries: string[],
   budget: number,
+  /** Ranks a long document's passages (hybrid retrieval) and is told which were sent; else BM25. */
+  retriever?: PassageRanker,
 ): Promise<IndexedDocumentSource | undefined> {
   const doc = await store.index.find(root, slug);
   if (!doc) return undefined;
@@ -51,8 +60,13 @@ export async function documentSource(
   // Only the blocks of the passages sent are read from the index.
   const span = store.index.spanReader();
   const textOf = (start: number, end: number) => span(id, start, end);
-  const [spans, ranked] = await Promise.all([store.index.passageSpans(id), rankPassages(store, id, queries)]);
-  return { ...(await excerpt(spans, ranked, title, budget, textOf)), title, path };
+  const [spans, ranked] = await Promise.all([
+    store.index.passageSpans(id),
+    retriever ? retriever.rankInDocument(id, slug, queries) : rankPassages(store, id, queries),
+  ]);
+  const { order, ...sent } = await excerpt(spans, ranked, title, budget, textOf);
+  retriever?.sent(slug, order);
+  return { ...sent, title, path };
 }
 
 /**
@@ -80,13 +94,13 @@ async function excerpt(
   title: string,
   budget: number,
   textOf: (start: number, end: number) => Promise<string>,
-): Promise<DocumentSourceText> {
+): Promise<DocumentSourceText & { order: number[] }> {
   const { order, last } = excerptOrder(passages, ranked, title, budget);
-  if (order.length === 0) return { text: await textOf(0, budget), excerpted: true };
+  if (order.length === 0) return { text: await textOf(0, budget), excerpted: true, order };
   const picked: Row[] = [];
   for (const o of order)
     picked.push({ ...passages[o]!, text: await textOf(passages[o]!.start, passages[o]!.end) });
-  return { text: renderExcerpt(picked, last, title), excerpted: true };
+  return { text: renderExcerpt(picked, last, title), excerpted: true, order };
 }
 
 /** The ordinals of the passages chosen, in document order, and the last passage's ordinal. */

@@ -25,6 +25,8 @@ interface Candidate extends Unit {
   context: Map<string, number>;
   /** Stems of its document's title: what the document is about. */
   topic: Set<string>;
+  /** The search's rank of the best passage it lies in, from 0. */
+  passageRank: number;
 }
 
 /** Words that ask for a bound; a sentence stating one ("up to $200", "at least 30 days") answers them. */
@@ -57,13 +59,26 @@ export async function extractiveAnswer(
   store: Store,
   root: string,
   question: string,
-  options: { documents?: number; passages?: number; sentences?: number } = {},
+  options: {
+    documents?: number;
+    passages?: number;
+    sentences?: number;
+    /** The run's passage search (hybrid retrieval); BM25 over the folder when absent. */
+    search?: (query: string, limit: number) => Promise<PassageHit[]>;
+    /**
+     * The search understands wording (embeddings): a sentence of a passage it ranked high counts for
+     * something even when it shares no word with the question.
+     */
+    rankPrior?: boolean;
+  } = {},
 ): Promise<ExtractiveAnswer> {
   // The best passages, from at most `documents` documents, numbered by the rank of their document's best.
   const hits: PassageHit[] = [];
-  const ranges = new Map<number, [number, number][]>();
+  const ranges = new Map<number, [number, number, number][]>();
+  let passageRank = 0;
   const bodies: string[] = [];
-  for (const passage of await searchPassages(store, root, question, options.passages ?? 16)) {
+  const search = options.search ?? ((query, limit) => searchPassages(store, root, query, limit));
+  for (const passage of await search(question, options.passages ?? 16)) {
     let doc = hits.findIndex((h) => h.slug === passage.slug);
     if (doc < 0) {
       if (hits.length >= (options.documents ?? 4)) continue;
@@ -71,7 +86,9 @@ export async function extractiveAnswer(
       bodies[doc] = (await getDocument(store, root, passage.slug))?.body ?? passage.text;
     }
     const start = bodies[doc]!.indexOf(passage.text);
-    if (start >= 0) ranges.set(doc, [...(ranges.get(doc) ?? []), [start, start + passage.text.length]]);
+    if (start >= 0)
+      ranges.set(doc, [...(ranges.get(doc) ?? []), [start, start + passage.text.length, passageRank]]);
+    passageRank++;
   }
   // The units of each document that lie in a matching passage; the whole document is parsed, so a table
   // row keeps its header and a sentence its list even across a passage's edge.
@@ -79,7 +96,8 @@ export async function extractiveAnswer(
   hits.forEach((_, doc) => {
     const inside = ranges.get(doc) ?? [];
     for (const unit of quoteUnits(bodies[doc]!)) {
-      if (!inside.some(([a, b]) => unit.start < b && unit.end > a)) continue;
+      const within = inside.filter(([a, b]) => unit.start < b && unit.end > a);
+      if (within.length === 0) continue;
       const sequence = words(unit.core).map(stem);
       candidates.push({
         ...unit,
@@ -89,13 +107,14 @@ export async function extractiveAnswer(
         headingSequence: words(unit.heading).map(stem),
         context: contextWeights(unit),
         topic: new Set(words(hits[doc]!.title ?? '').map(stem)),
+        passageRank: Math.min(...within.map((r) => r[2])),
       });
     }
   });
   const terms = [...new Set(queryTerms(question).map(stem))];
   if (terms.length === 0 || candidates.length === 0) return { answer: '', sources: [] };
 
-  const chosen = choose(rank(question, terms, candidates), options.sentences ?? 4);
+  const chosen = choose(rank(question, terms, candidates, options.rankPrior), options.sentences ?? 4);
 
   // Sources are numbered in the order the answer first cites them.
   const sources: Source[] = [];
@@ -119,7 +138,7 @@ export async function extractiveAnswer(
   return { answer: lines.join('\n'), sources };
 }
 
-function rank(question: string, terms: string[], candidates: Candidate[]) {
+function rank(question: string, terms: string[], candidates: Candidate[], rankPrior = false) {
   // Rarer words say more: weight each term by its inverse frequency among the candidates.
   const idf = new Map(
     terms.map((t) => {
@@ -159,6 +178,7 @@ function rank(question: string, terms: string[], candidates: Candidate[]) {
         else if (hasPhrase(c.headingSequence, a, b)) score += bonus * (c.context.get(a) ?? 0);
       }
       score += numberScore(c.text, asked) * maxIdf;
+      if (rankPrior) score += maxIdf / (2 + c.passageRank);
       if (
         wantsQuantity &&
         /[$€£]\s?\d|\d+\s?(%|days?|hours?|weeks?|months?|years?|km|kg|seconds?|`)/i.test(c.text)

@@ -4,6 +4,7 @@ export type { TimedStep, Timings } from '../types.js';
 
 const GROUP: Partial<Record<ResearchStep, TimedStep>> = {
   index: 'index',
+  embed: 'index',
   plan: 'plan',
   sources: 'sources',
   extract: 'sources',

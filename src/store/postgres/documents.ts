@@ -224,17 +224,19 @@ async function writeDocument(c: Client, root: string, doc: DocumentWrite): Promi
   );
   // The tsvector is made here from the passage's text, which is not stored again: heading words weight A.
   await c.query(
-    `INSERT INTO passage_spans (document_id, ordinal, heading_path, start_offset, end_offset, tsv)
+    `INSERT INTO passage_spans (document_id, ordinal, heading_path, start_offset, end_offset, tsv, hash)
      SELECT $1, i - 1, h, s, e,
-       pg_catalog.setweight(pg_catalog.to_tsvector('english', h), 'A') || pg_catalog.setweight(pg_catalog.to_tsvector('english', t), 'B')
+       pg_catalog.setweight(pg_catalog.to_tsvector('english', h), 'A') || pg_catalog.setweight(pg_catalog.to_tsvector('english', t), 'B'),
+       pg_catalog.decode(x, 'hex')
      FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::int[]), pg_catalog.unnest($4::int[]),
-       pg_catalog.unnest($5::text[])) WITH ORDINALITY AS u (h, s, e, t, i)`,
+       pg_catalog.unnest($5::text[]), pg_catalog.unnest($6::text[])) WITH ORDINALITY AS u (h, s, e, t, x, i)`,
     [
       id,
       doc.spans.map((s) => s[0]),
       doc.spans.map((s) => s[1]),
       doc.spans.map((s) => s[2]),
       doc.texts.map((t) => t[0]),
+      doc.spans.map((s) => s[3]),
     ],
   );
 }

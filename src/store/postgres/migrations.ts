@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../../errors.js';
-import { migrationsDir } from '../migrations-dir.js';
+import { dbFile, migrationsDir } from '../migrations-dir.js';
 import { APP_SCHEMA, type Client, type Db } from './db.js';
 import { applyGrants } from './security.js';
 
@@ -111,6 +111,8 @@ export async function migrate(
       await c.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, Date.now()]);
       ran.push(name);
     }
+    // The vectors' table needs pgvector, which a server may gain later: tried at every migrate.
+    if (ran.length > 0 || options.grants) await c.query(readFileSync(dbFile('vectors.sql'), 'utf8'));
     if (ran.length > 0 || options.grants) await applyGrants(c);
     return ran;
   });

@@ -9,6 +9,7 @@ import { PgProgress } from './progress.js';
 import { PgRuns } from './runs.js';
 import { type Identity, privacyWarning, schemaWarning } from './security.js';
 import { PgSessions } from './sessions.js';
+import { PgVectors } from './vectors.js';
 
 const COUNTED = [
   ['reports', 'research_runs'],
@@ -29,6 +30,7 @@ export class PostgresStore implements Store {
   readonly progress: PgProgress;
   readonly cache: PgCache;
   readonly index: PgIndex;
+  readonly vectors: PgVectors;
   readonly readOnly: boolean;
 
   constructor(
@@ -47,6 +49,7 @@ export class PostgresStore implements Store {
     this.progress = new PgProgress(db, user);
     this.cache = new PgCache(db);
     this.index = new PgIndex(db);
+    this.vectors = new PgVectors(db);
   }
 
   /** Applies the pending schema steps (all in one transaction, under the advisory lock); their names. */

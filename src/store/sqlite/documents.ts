@@ -99,8 +99,9 @@ export class SqliteIndex implements IndexStore {
     // One statement per document and table: FTS5 indexes a statement's rows together, several times
     // faster than a row at a time. Ids are given here, so a document's passages have consecutive ids.
     const insertSpans = db.prepare(
-      `INSERT INTO passage_spans (id, document_id, ordinal, heading_path, start_offset, end_offset)
-       SELECT @first + key, @document, key, value ->> 0, value ->> 1, value ->> 2 FROM json_each(@spans)`,
+      `INSERT INTO passage_spans (id, document_id, ordinal, heading_path, start_offset, end_offset, hash)
+       SELECT @first + key, @document, key, value ->> 0, value ->> 1, value ->> 2, unhex(value ->> 3)
+       FROM json_each(@spans)`,
     );
     const insertText = db.prepare(
       `INSERT INTO passages_fts (rowid, text, heading_path)

@@ -7,7 +7,15 @@ import { type Db, pathOf, withAddon } from './open.js';
 // index, which can always be made again from the files, cleared when it is the only damaged part.
 
 /** The tables of the document index, with their indexes, triggers and full-text shadow tables. */
-const INDEX_TABLES = ['documents', 'document_blocks', 'passage_spans', 'documents_fts', 'passages_fts'];
+const INDEX_TABLES = [
+  'documents',
+  'document_blocks',
+  'passage_spans',
+  'documents_fts',
+  'passages_fts',
+  'passage_vectors',
+  'vector_chunks',
+];
 const isIndexTable = (name: string): boolean =>
   INDEX_TABLES.includes(name.replace(/_(data|idx|content|docsize|config)$/, ''));
 

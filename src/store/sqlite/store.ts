@@ -30,6 +30,7 @@ import * as runs from './research-runs.js';
 import * as progress from './run-progress.js';
 import { runTexts } from './run-texts.js';
 import * as sessions from './sessions.js';
+import { SqliteVectors } from './vectors.js';
 
 // The SQLite store: the one file's synchronous queries (better-sqlite3) behind the asynchronous Store.
 // Each method runs to its end before the promise settles, so a write is committed when it resolves.
@@ -53,6 +54,7 @@ export class SqliteStore implements Store {
   readonly progress: ProgressStore;
   readonly cache: CacheStore;
   readonly index: SqliteIndex;
+  readonly vectors: SqliteVectors;
 
   /** `db` is the open file, for what only SQLite has (`agent db check`, the tests' damage). */
   constructor(
@@ -111,6 +113,7 @@ export class SqliteStore implements Store {
     };
     this.cache = cacheOf(db);
     this.index = new SqliteIndex(db);
+    this.vectors = new SqliteVectors(db);
   }
 
   async status(): Promise<StoreStatus> {

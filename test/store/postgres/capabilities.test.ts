@@ -368,8 +368,8 @@ describe('status', () => {
       schemaVersion: 0,
       counts: { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 },
     });
-    expect((before as unknown as { pending: string[] }).pending).toHaveLength(17);
-    expect(await store.migrate()).toHaveLength(17);
+    expect((before as unknown as { pending: string[] }).pending).toHaveLength(18);
+    expect(await store.migrate()).toHaveLength(18);
     expect(await store.migrate()).toEqual([]);
     expect((await store.status()).schemaVersion).toBe(17);
   });

@@ -1,0 +1,222 @@
+import { AbortedError, ConfigError, ProviderError } from '../errors.js';
+import { translateError } from './errors.js';
+import { OLLAMA_DEFAULT_URL } from './registry.js';
+
+// Embedding models, `--embeddings <provider>:<model>` (or AGENT_EMBEDDINGS): OpenAI and any server of
+// its `/v1/embeddings` wire format through the openai SDK (its retries and 429 back-off, as for model
+// calls), and Ollama through its own `/api/embed`. A text becomes a vector of floats; what the vectors are
+// for (the document index) is research/retrieval/'s business.
+
+export const EMBEDDING_PROVIDERS = ['openai', 'ollama', 'openai-compatible'] as const;
+export type EmbeddingProviderName = (typeof EMBEDDING_PROVIDERS)[number];
+
+export interface EmbeddingsSpec {
+  provider: EmbeddingProviderName;
+  model: string;
+}
+
+export interface Embedding {
+  vectors: number[][];
+  /** Input tokens as the server counted them, else estimated from the characters. */
+  inputTokens: number;
+}
+
+export interface Embedder {
+  readonly provider: EmbeddingProviderName;
+  readonly model: string;
+  /** `provider:model`, as the user names it. */
+  readonly label: string;
+  embed(texts: string[], signal?: AbortSignal): Promise<Embedding>;
+}
+
+const DEFAULT_MODEL: Partial<Record<EmbeddingProviderName, string>> = {
+  openai: 'text-embedding-3-small',
+  ollama: 'nomic-embed-text',
+};
+
+/**
+ * The text-embedding-3 models are trained so that a vector's first dimensions are a good vector on their
+ * own: 512 of them keep nearly all of the quality at a third of the storage. Other models are taken
+ * whole, since cutting them is not allowed.
+ */
+export const SHORTENED_DIMENSIONS = 512;
+const shortens = (model: string) => /^text-embedding-3-(small|large)\b/.test(model);
+
+const SPEC_HINT = `Give --embeddings (or AGENT_EMBEDDINGS) as <provider>:<model>, with provider ${EMBEDDING_PROVIDERS.join(', ')}; for example openai:text-embedding-3-small or ollama:nomic-embed-text.`;
+
+/** `openai`, `openai:text-embedding-3-large`, `ollama:nomic-embed-text`, `openai-compatible:bge-m3`. */
+export function parseEmbeddingsSpec(text: string): EmbeddingsSpec {
+  const trimmed = text.trim();
+  const colon = trimmed.indexOf(':');
+  const provider = (colon < 0 ? trimmed : trimmed.slice(0, colon)) as EmbeddingProviderName;
+  const model = colon < 0 ? '' : trimmed.slice(colon + 1).trim();
+  if (!EMBEDDING_PROVIDERS.includes(provider))
+    throw new ConfigError(`Unknown embeddings provider in "${text}". ${SPEC_HINT}`);
+  const chosen = model || DEFAULT_MODEL[provider];
+  if (!chosen) throw new ConfigError(`Name the model of "${provider}" embeddings. ${SPEC_HINT}`);
+  return { provider, model: chosen };
+}
+
+/** Ceiling of one embedding request; a slow server falls back to keyword search rather than hanging. */
+const TIMEOUT_MS = 30_000;
+
+function timeoutMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.AGENT_EMBEDDINGS_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? n : TIMEOUT_MS;
+}
+
+export async function createEmbedder(
+  spec: EmbeddingsSpec,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Embedder> {
+  const label = `${spec.provider}:${spec.model}`;
+  const override = env.AGENT_EMBEDDINGS_BASE_URL?.trim() || undefined;
+  if (spec.provider === 'ollama') {
+    const base = ollamaHost(override ?? env.OLLAMA_HOST);
+    return { ...spec, label, embed: (texts, signal) => ollamaEmbed(base, spec.model, texts, env, signal) };
+  }
+  const baseURL = override ?? (env.OPENAI_BASE_URL || undefined);
+  if (spec.provider === 'openai' && !env.OPENAI_API_KEY)
+    throw new ConfigError('openai embeddings need OPENAI_API_KEY to be set.');
+  if (spec.provider === 'openai-compatible' && !baseURL)
+    throw new ConfigError(
+      'openai-compatible embeddings need AGENT_EMBEDDINGS_BASE_URL or OPENAI_BASE_URL (for example http://localhost:8080/v1).',
+    );
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({
+    maxRetries: 3,
+    timeout: timeoutMs(env),
+    ...(baseURL ? { baseURL } : {}),
+    // Local servers need no key, but the SDK insists on one.
+    apiKey: env.OPENAI_API_KEY || 'not-needed',
+  });
+  const vendor = spec.provider === 'openai' ? 'OpenAI' : 'the embeddings server';
+  return {
+    ...spec,
+    label,
+    async embed(texts, signal) {
+      try {
+        const reply = await client.embeddings.create(
+          {
+            model: spec.model,
+            input: texts,
+            // Floats, not the SDK's default base64: every compatible server speaks this.
+            encoding_format: 'float',
+            ...(shortens(spec.model) ? { dimensions: SHORTENED_DIMENSIONS } : {}),
+          },
+          { signal },
+        );
+        if (spec.provider === 'openai' && reply.model && !sameModel(reply.model, spec.model))
+          throw new ProviderError(`OpenAI answered with ${reply.model}'s vectors, not ${spec.model}'s.`);
+        const vectors = [...reply.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+        return checked(vectors, texts, reply.usage?.prompt_tokens);
+      } catch (error) {
+        throw translateError(error, vendor, spec.model, signal);
+      }
+    },
+  };
+}
+
+/** `text-embedding-3-small` and its dated snapshots are one model. */
+const sameModel = (answered: string, asked: string) =>
+  answered === asked || answered.startsWith(`${asked}-`) || asked.startsWith(`${answered}-`);
+
+/** One vector per text, all of one length, every number finite: anything else is a broken reply. */
+function checked(vectors: number[][], texts: string[], tokens: number | undefined): Embedding {
+  if (vectors.length !== texts.length)
+    throw new ProviderError(
+      `The embeddings server gave ${vectors.length} vectors for ${texts.length} texts.`,
+    );
+  const dims = vectors[0]?.length ?? 0;
+  if (vectors.some((v) => !Array.isArray(v) || v.length !== dims || dims === 0))
+    throw new ProviderError('The embeddings server gave vectors of different lengths in one reply.');
+  if (vectors.some((v) => v.some((x) => !Number.isFinite(x))))
+    throw new ProviderError('The embeddings server gave a vector that is not numbers.');
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  return { vectors, inputTokens: tokens ?? Math.ceil(chars / 4) };
+}
+
+/** OLLAMA_HOST (`host:port` or a URL, maybe with chat's `/v1`) as the server's root. */
+function ollamaHost(host: string | undefined): string {
+  const url = host ? (/^https?:\/\//.test(host) ? host : `http://${host}`) : OLLAMA_DEFAULT_URL;
+  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+const RETRIES = 3;
+
+/**
+ * Ollama's documented `/api/embed`: {model, input: [...]} → {embeddings: [[...]], prompt_eval_count}.
+ * Retried as the SDK retries: connection failures, 408, 409, 429 and 5xx, with back-off (Retry-After
+ * when the server gives one).
+ */
+async function ollamaEmbed(
+  base: string,
+  model: string,
+  texts: string[],
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<Embedding> {
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw new AbortedError();
+    const limit = AbortSignal.timeout(timeoutMs(env));
+    let response: Response;
+    try {
+      response = await fetch(`${base}/api/embed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, input: texts }),
+        signal: signal ? AbortSignal.any([signal, limit]) : limit,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw new AbortedError();
+      if (attempt < RETRIES) {
+        await backOff(attempt, null, signal);
+        continue;
+      }
+      throw new ProviderError(
+        limit.aborted
+          ? `Ollama did not answer in time (after retries) at ${base}.`
+          : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check OLLAMA_HOST.`,
+      );
+    }
+    const retryable = [408, 409, 429].includes(response.status) || response.status >= 500;
+    if (retryable && attempt < RETRIES) {
+      await response.body?.cancel();
+      await backOff(attempt, response.headers.get('retry-after'), signal);
+      continue;
+    }
+    const body = (await response.json().catch(() => ({}))) as {
+      embeddings?: number[][];
+      prompt_eval_count?: number;
+      error?: string;
+    };
+    if (!response.ok)
+      throw new ProviderError(
+        response.status === 404
+          ? `Ollama has no model "${model}" (404): ${body.error ?? ''} Pull it with: ollama pull ${model}`
+          : `Ollama returned ${response.status}: ${body.error ?? response.statusText}`,
+        response.status,
+      );
+    if (!Array.isArray(body.embeddings)) throw new ProviderError('Ollama answered without embeddings.');
+    return checked(body.embeddings, texts, body.prompt_eval_count);
+  }
+}
+
+/** 0.5 s, 1 s, 2 s (with jitter), or what Retry-After asks, up to a minute. */
+async function backOff(attempt: number, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
+  const asked = retryAfter === null ? Number.NaN : Number(retryAfter) * 1000;
+  const ms = Number.isFinite(asked)
+    ? Math.min(asked, 60_000)
+    : 500 * 2 ** attempt * (0.75 + Math.random() / 2);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

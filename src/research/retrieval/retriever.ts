@@ -1,0 +1,306 @@
+import { AbortedError, errorMessage, ProviderError } from '../../errors.js';
+import { costOf, findPrice, type PriceTable } from '../../providers/prices.js';
+import { StoreError } from '../../store/errors.js';
+import type { PassageHit, Store, VectorHit } from '../../store/store.js';
+import { unit } from '../../store/vectors.js';
+import { emptyUsage } from '../../types.js';
+import { noRunUsage } from '../checks/verify.js';
+import { queryTerms, rankPassages } from '../documents/search.js';
+import { limiter } from '../model-call.js';
+import { CHARS_PER_TOKEN } from '../run/budget.js';
+import type { Purse } from '../run/purse.js';
+import type { ResearchEvent, RunUsage } from '../types.js';
+import { embedMissing } from './embed-index.js';
+import { exactMatchers, exactTokens, type Fused, fuse } from './fuse.js';
+import type { RetrievalMode, RetrievalSetup } from './settings.js';
+
+// One run's retrieval over the local documents: BM25 alone, or fused with the nearest passage vectors.
+// Every embedding call is recorded in the ledger (step `embed`) and counts under --max-cost; each query
+// is embedded once. Any embedding fault (server down or slow, a wrong dimension, a cap reached) is said
+// once and the run goes on by keywords alone.
+
+/** Candidates each list gives to the fusion. */
+const CANDIDATES = 50;
+/** A long document's passages that are sent whatever the other ranking made of them, from each list. */
+const HEADS = 2;
+
+export interface RetrieverContext {
+  store: Store;
+  root: string;
+  /** The ledger's run id the embedding calls are billed under. */
+  runId: string;
+  userPrices?: PriceTable;
+  signal?: AbortSignal;
+  emit: (e: ResearchEvent) => void;
+  /** The run's spending cap, when it has one. */
+  purse?: Purse;
+  /** Embedding requests in flight at once (the run's --concurrency). */
+  concurrency: number;
+}
+
+/** A passage given to the model (or quoted), as `--json` "retrieval" lists it. */
+export interface PassageRank {
+  document: string;
+  bm25Rank: number | null;
+  vectorRank: number | null;
+  score: number;
+}
+
+export interface RetrievalReport {
+  mode: RetrievalMode;
+  /** `provider:model`, or null without embeddings. */
+  embeddings: string | null;
+  passages: PassageRank[];
+  /** Why hybrid or semantic retrieval fell back to BM25, when it did. */
+  fallback?: string;
+}
+
+export type RankedPassage = PassageHit & Omit<PassageRank, 'document'>;
+
+export class Retriever {
+  mode: RetrievalMode;
+  private fallbackReason?: string;
+  private space?: string;
+  private dims?: number;
+  private readonly queries = new Map<string, Promise<Float32Array | undefined>>();
+  private readonly given = new Map<string, PassageRank>();
+  /** Each ranked document's passages by ordinal, with their ranks. */
+  private readonly documents = new Map<string, Map<number, Fused<number>>>();
+  private readonly slots;
+  readonly usage: RunUsage = noRunUsage();
+
+  constructor(
+    private readonly setup: RetrievalSetup,
+    private readonly ctx: RetrieverContext,
+  ) {
+    this.mode = setup.embedder ? setup.mode : 'bm25';
+    this.slots = limiter(Math.max(1, ctx.concurrency));
+  }
+
+  /** Whether the run searches with vectors (hybrid or semantic, not fallen back). */
+  get usesVectors(): boolean {
+    return this.mode !== 'bm25';
+  }
+
+  /**
+   * After the index is refreshed: checks that the store can keep vectors, learns the model's dimensions
+   * from the question's vector, and embeds the passages that have none yet.
+   */
+  async prepare(question: string, onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (!this.usesVectors) return;
+    const missing = await this.ctx.store.vectors.unavailable();
+    if (missing) return this.fallBack(missing);
+    if (!(await this.queryVector(question))) return;
+    // A read-only database is searched with the vectors it has: passages without one rank by keywords.
+    if (this.ctx.store.readOnly) return;
+    try {
+      await this.ctx.store.vectors.prune();
+      const embedded = await embedMissing(
+        { space: this.space!, embedTexts: (texts) => this.embedTexts(texts) },
+        this.ctx.store,
+        this.ctx.root,
+        {
+          parallel: Math.min(4, this.ctx.concurrency),
+          signal: this.ctx.signal,
+          onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
+        },
+      );
+      if (embedded && onProgress) onProgress(embedded, embedded);
+    } catch (error) {
+      this.fallBack(error);
+    }
+  }
+
+  /** The folder's passages best for `query`, best first, each with its ranks. */
+  async passages(query: string, limit: number): Promise<RankedPassage[]> {
+    const { store, root } = this.ctx;
+    const terms = queryTerms(query);
+    const vector = this.usesVectors ? await this.queryVector(query) : undefined;
+    if (!vector || !this.space) {
+      const hits = terms.length ? await store.index.searchPassages(root, terms, limit) : [];
+      return this.record(hits.map((h, i) => ({ ...h, bm25Rank: i + 1, vectorRank: null, score: h.score })));
+    }
+    const semantic = this.mode === 'semantic';
+    const bm25 = !semantic && terms.length ? await store.index.searchPassages(root, terms, CANDIDATES) : [];
+    const near = await store.vectors.nearest(root, this.space, vector, CANDIDATES);
+    const read = store.index.spanReader();
+    const nearHits: PassageHit[] = await Promise.all(
+      near.map(async (h) => ({
+        ...pick(h),
+        text: await read(h.documentId, h.start, h.end),
+        score: h.similarity,
+      })),
+    );
+    const exact = semantic ? [] : exactTokens(query);
+    // Passages that hold the exact tokens are candidates even when neither list ranked them high.
+    const extra = exact.length ? await store.index.searchPassages(root, queryTerms(exact.join(' ')), 10) : [];
+    const fused = fuse(
+      bm25,
+      nearHits,
+      keyOf,
+      (h) => `${h.headingPath}\n${h.text}`,
+      exactMatchers(exact),
+      extra,
+    );
+    return this.record(fused.slice(0, limit).map(ranked));
+  }
+
+  /**
+   * The ordinals of one document's passages best for the queries, best first: BM25 (rankPassages) fused
+   * with each query's nearest passages of the document (their similarities added up).
+   */
+  async rankInDocument(documentId: number, slug: string, queries: string[]): Promise<number[]> {
+    const bm25 = await rankPassages(this.ctx.store, documentId, queries);
+    const scores = new Map<number, number>();
+    for (const query of this.usesVectors ? queries : []) {
+      const vector = await this.queryVector(query);
+      if (!vector || !this.space) break;
+      const near = await this.ctx.store.vectors.nearest(
+        this.ctx.root,
+        this.space,
+        vector,
+        CANDIDATES,
+        documentId,
+      );
+      for (const h of near) scores.set(h.ordinal, (scores.get(h.ordinal) ?? 0) + h.similarity);
+    }
+    const vector = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o);
+    const fused = this.usesVectors
+      ? fuse(this.mode === 'semantic' ? [] : bm25, vector, String, () => '')
+      : fuse(bm25, [], String, () => '');
+    this.documents.set(slug, new Map(fused.map((f) => [f.item, f])));
+    // Each list's best passages go first, in fused order: a passage only the vectors find (its words are
+    // not the question's) is not crowded out by many that match a common word of the question weakly.
+    const heads = new Set([...bm25.slice(0, HEADS), ...vector.slice(0, HEADS)]);
+    return [...fused.filter((f) => heads.has(f.item)), ...fused.filter((f) => !heads.has(f.item))].map(
+      (f) => f.item,
+    );
+  }
+
+  /** The passages documentSource sent of a document it ranked: they go into the run's report. */
+  sent(slug: string, ordinals: number[]): void {
+    const ranks = this.documents.get(slug);
+    for (const o of ordinals) {
+      const f = ranks?.get(o);
+      this.given.set(`${slug}#${o}`, {
+        document: slug,
+        bm25Rank: f?.bm25Rank ?? null,
+        vectorRank: f?.vectorRank ?? null,
+        score: f?.score ?? 0,
+      });
+    }
+  }
+
+  report(): RetrievalReport {
+    return {
+      mode: this.mode,
+      embeddings: this.setup.embedder?.label ?? null,
+      passages: [...this.given.values()],
+      ...(this.fallbackReason ? { fallback: this.fallbackReason } : {}),
+    };
+  }
+
+  private record(hits: RankedPassage[]): RankedPassage[] {
+    for (const h of hits)
+      this.given.set(`${h.slug}#${h.ordinal}`, {
+        document: h.slug,
+        bm25Rank: h.bm25Rank,
+        vectorRank: h.vectorRank,
+        score: h.score,
+      });
+    return hits;
+  }
+
+  /** The query's unit vector, embedded once per run; undefined once retrieval has fallen back. */
+  private queryVector(query: string): Promise<Float32Array | undefined> {
+    let pending = this.queries.get(query);
+    if (!pending) {
+      pending = this.embedTexts([query]).then(
+        ([v]) => v,
+        (error) => {
+          this.fallBack(error);
+          return undefined;
+        },
+      );
+      this.queries.set(query, pending);
+    }
+    return pending;
+  }
+
+  /** One embedding request: under the cap, in a slot, recorded, its vectors checked and made unit length. */
+  private async embedTexts(texts: string[]): Promise<Float32Array[]> {
+    const embedder = this.setup.embedder!;
+    const { store, purse, userPrices, signal } = this.ctx;
+    const price = findPrice(embedder.provider, embedder.model, userPrices);
+    if (purse && price) {
+      const chars = texts.reduce((n, t) => n + t.length, 0);
+      const worst = (Math.ceil(chars / CHARS_PER_TOKEN) * price.input) / 1_000_000;
+      if (purse.spent + purse.reserved + worst > purse.limitUsd)
+        throw new ProviderError('Embedding more would take this run past its spending cap (--max-cost).');
+    }
+    const reply = await this.slots(() => embedder.embed(texts, signal));
+    const usage = { ...emptyUsage(), input: reply.inputTokens };
+    let costUsd: number | null;
+    const entry = {
+      command: 'research' as const,
+      runId: this.ctx.runId,
+      step: 'embed',
+      provider: embedder.provider,
+      model: embedder.model,
+      usage,
+    };
+    try {
+      costUsd = await store.ledger.record(entry, userPrices);
+    } catch (error) {
+      if (!(error instanceof StoreError && (error.problem === 'offline' || error.problem === 'read-only')))
+        throw error;
+      costUsd = price ? costOf(usage, price) : null;
+    }
+    if (purse) purse.spent += costUsd ?? 0;
+    this.usage.calls++;
+    this.usage.inputTokens += reply.inputTokens;
+    this.usage.costUsd =
+      this.usage.costUsd === null || costUsd === null ? null : this.usage.costUsd + costUsd;
+    this.ctx.emit({ type: 'spend', step: 'embed', model: embedder.model, usage, costUsd });
+    const dims = reply.vectors[0]!.length;
+    if (this.dims === undefined) {
+      this.dims = dims;
+      this.space = `${embedder.label}@${dims}`;
+    } else if (dims !== this.dims)
+      throw new ProviderError(
+        `The embeddings server returned ${dims}-dimension vectors after ${this.dims}-dimension ones: another model answered.`,
+      );
+    return reply.vectors.map(unit);
+  }
+
+  /** Said once; the run goes on by keywords. A cancellation is not a fault: it ends the run. */
+  private fallBack(error: unknown): void {
+    if (error instanceof AbortedError || this.ctx.signal?.aborted)
+      throw error instanceof AbortedError ? error : new AbortedError();
+    if (this.mode === 'bm25') return;
+    const reason = typeof error === 'string' ? error : errorMessage(error);
+    this.mode = 'bm25';
+    this.fallbackReason = reason;
+    this.ctx.emit({
+      type: 'notice',
+      message: `${reason.replace(/\s*$/, '')} Local documents are searched by keywords (BM25) only this run.`,
+    });
+  }
+}
+
+const keyOf = (h: PassageHit) => `${h.slug}#${h.ordinal}`;
+
+const pick = ({ slug, title, path, ordinal, headingPath }: VectorHit) => ({
+  slug,
+  title,
+  path,
+  ordinal,
+  headingPath,
+});
+
+const ranked = (f: Fused<PassageHit>): RankedPassage => ({
+  ...f.item,
+  bm25Rank: f.bm25Rank,
+  vectorRank: f.vectorRank,
+  score: f.score,
+});
