@@ -37,3 +37,12 @@ BEGIN
   END IF;
 END
 $$;
+-- Batches (`agent research --batch --queue`): added and cancelled by their author; any member's worker
+-- records an item's progress and outcome, never its question or settings. Model-call slots are shared.
+GRANT EXECUTE ON FUNCTION agent_owns_batch(text) TO agent_member;
+GRANT SELECT, INSERT ON batches TO agent_member;
+GRANT UPDATE (cancelled_at) ON batches TO agent_member;
+GRANT SELECT, INSERT ON batch_items TO agent_member;
+GRANT UPDATE (job_id, state, run_id, result, error, holder, attempts, updated_at) ON batch_items
+  TO agent_member;
+GRANT SELECT, INSERT, UPDATE ON provider_slots TO agent_member;

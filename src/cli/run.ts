@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { AgentError } from '../errors.js';
+import { addBatchCommand } from './program/batch.js';
 import { addCacheCommand } from './program/cache.js';
 import { addChatCommand } from './program/chat.js';
 import { addCostCommand } from './program/cost.js';
@@ -11,6 +12,7 @@ import { addReadCommand } from './program/read.js';
 import { addReportsCommand } from './program/reports.js';
 import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
+import { addWorkerCommand } from './program/worker.js';
 import { explainStoreFailure } from './store-failure.js';
 
 // The front end: commander, the program definitions (program/, one file per command) and error reporting.
@@ -45,6 +47,8 @@ export function buildProgram(): Command {
   addNotesCommand(program);
   addReadCommand(program);
   addDbCommand(program);
+  addWorkerCommand(program);
+  addBatchCommand(program);
 
   return program;
 }

@@ -54,6 +54,7 @@ export function modelCaller(
       model: reply.model,
       usage: reply.usage,
       cancelled,
+      ...(o.batchId ? { batchId: o.batchId } : {}),
     };
     let costUsd: number | null;
     try {
@@ -95,14 +96,16 @@ export function modelCaller(
     }
     let reply: AssistantMessage;
     try {
-      reply = await provider.complete({
-        model,
-        system,
-        messages,
-        maxTokens,
-        signal: o.signal,
-        onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
-      });
+      const call = () =>
+        provider.complete({
+          model,
+          system,
+          messages,
+          maxTokens,
+          signal: o.signal,
+          onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
+        });
+      reply = await (o.callSlots ? o.callSlots(provider.name, call) : call());
     } catch (error) {
       // A cancelled call is billed all the same: record what is known of it. A failed call gives its
       // room back, so that calls waiting for room are not kept waiting.

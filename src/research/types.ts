@@ -150,6 +150,13 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
    * bounds the batch rather than each run. Absent: the run has `concurrency` slots of its own.
    */
   extractSlots?: <T>(task: () => Promise<T>) => Promise<T>;
+  /** The queued batch this run answers a question of: its ledger rows carry it. */
+  batchId?: string;
+  /**
+   * Runs a model call when its provider has a free slot: the queue's workers share the slots through the
+   * database (AGENT_PROVIDER_CONCURRENCY), so that many machines do not trip a rate limit together.
+   */
+  callSlots?: <T>(provider: string, call: () => Promise<T>) => Promise<T>;
   /** A batch's spending cap, shared by its runs (each joins under `runId`); overrides `maxCostUsd`. */
   purse?: Purse;
   /** After writing, the small model checks each cited claim against its evidence. */

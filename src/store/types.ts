@@ -14,10 +14,15 @@ export interface LedgerEntry {
   /** Cancelled mid-stream: billed all the same, with the tokens known at the cancel (partly estimated). */
   cancelled?: boolean;
   ts?: number;
+  /** The queued batch the call served (`agent research --batch --queue`; PostgreSQL only). */
+  batchId?: string;
 }
 
-/** `user` groups by the person who made the call (AGENT_USER, else the operating-system user). */
-export type GroupBy = 'model' | 'day' | 'command' | 'user';
+/**
+ * `user` groups by the person who made the call (AGENT_USER, else the operating-system user); `batch` by
+ * the queued batch (PostgreSQL only).
+ */
+export type GroupBy = 'model' | 'day' | 'command' | 'user' | 'batch';
 
 export interface CostRow {
   key: string;

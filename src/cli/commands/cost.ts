@@ -1,3 +1,4 @@
+import { UsageError } from '../../errors.js';
 import type { CostReport, CostRow, GroupBy } from '../../store/store.js';
 import { costChart } from '../cost-chart.js';
 import { openDb } from '../open-db.js';
@@ -11,11 +12,23 @@ export interface CostOptions {
   db?: string;
 }
 
-const HEADER_KEY: Record<GroupBy, string> = { model: 'MODEL', day: 'DAY', command: 'COMMAND', user: 'USER' };
+const HEADER_KEY: Record<GroupBy, string> = {
+  model: 'MODEL',
+  day: 'DAY',
+  command: 'COMMAND',
+  user: 'USER',
+  batch: 'BATCH',
+};
 
 export async function runCost(options: CostOptions): Promise<void> {
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const store = await openDb(options.db);
+  if (options.by === 'batch' && store.kind !== 'postgres') {
+    await store.close();
+    throw new UsageError(
+      '--by batch groups the calls of queued batches, which only a team database holds (AGENT_DATABASE_URL): this one is an SQLite file.',
+    );
+  }
   let report: CostReport;
   try {
     report = await store.ledger.report({ by: options.by, since });
@@ -50,7 +63,7 @@ export async function runCost(options: CostOptions): Promise<void> {
   );
   process.stdout.write(`${out}\n`);
   // The chart is for people: on a pipe the output stays the table alone.
-  if (process.stdout.isTTY && options.by !== 'command')
+  if (process.stdout.isTTY && options.by !== 'command' && options.by !== 'batch')
     process.stdout.write(
       `\n${costChart(report.rows, options.by, process.stdout.columns || 80, styleFor(process.stdout))}\n`,
     );

@@ -50,6 +50,12 @@ export async function runDbMigrate(options: DbStoreOptions): Promise<void> {
   let status: StoreStatus;
   try {
     applied = await store.migrate();
+    // The job queue's schema (pg-boss's), made and upgraded by the admin along with agent's own tables.
+    if (store.kind === 'postgres' && !store.readOnly) {
+      const { installQueue, mayInstall } = await import('../../queue/boss.js');
+      const { db } = store as import('../../store/postgres/store.js').PostgresStore;
+      if ((await mayInstall(db)) && (await installQueue(db))) applied.push('job queue (schema agent_queue)');
+    }
     status = await store.status();
   } finally {
     await store.close();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { maxAgeSetting } from '../../cache/duration.js';
 import { AbortedError, errorMessage, UsageError } from '../../errors.js';
 import { outcomeJson, runBatch } from '../../research/run/batch.js';
-import { parseBatch } from '../../research/run/batch-file.js';
+import { type BatchEntry, parseBatch } from '../../research/run/batch-file.js';
 import { BatchProgress } from '../batch-progress.js';
 import { onInterrupt } from '../interrupt.js';
 import { openDb } from '../open-db.js';
@@ -36,7 +36,8 @@ function readBatch(path: string): string {
   }
 }
 
-export async function runBatchCommand(words: string[], o: BatchCommandOptions): Promise<void> {
+/** The batch file's lines, the command line checked first (`--batch`, and `--batch --queue`). */
+export function batchEntries(words: string[], o: BatchCommandOptions): BatchEntry[] {
   if (words.length)
     throw new UsageError(
       '--batch reads the questions from its file: give no question on the command line as well.',
@@ -52,6 +53,11 @@ export async function runBatchCommand(words: string[], o: BatchCommandOptions): 
     throw new UsageError(
       `The batch file ${o.batch === '-' ? '(standard input)' : o.batch} holds no questions: one a line, or JSON Lines with {"question": …}; blank lines and lines starting with # are skipped.`,
     );
+  return entries;
+}
+
+export async function runBatchCommand(words: string[], o: BatchCommandOptions): Promise<void> {
+  const entries = batchEntries(words, o);
   const { contentDir, filters, models, retrieval } = await researchSetup(o);
   const { userPrices, maxCostUsd } = researchPrices(o, models, retrieval);
 

@@ -119,6 +119,14 @@ export function addResearchCommand(program: Command): void {
       nonEmpty,
     )
     .option('--parallel <n>', 'with --batch: questions answered at once (default 2)', positiveInt)
+    .option(
+      '--queue',
+      "with --batch: put one job per line in the team database's queue for `agent worker` processes, and print the batch id",
+    )
+    .option(
+      '--wait',
+      'with --queue: show the progress bar until the batch is done, then print as --batch does',
+    )
     .addHelpText(
       'after',
       `
@@ -159,10 +167,26 @@ and verify for its question (the command line's options are the defaults); blank
 skipped. Each question prints as --json would, plus "line", in the order they finish; a line that
 failed prints {"line", "question", "error"}, and the exit code is 1. Running the same file again skips
 the questions already answered with the same settings ("skipped": true, from the saved run).
---concurrency and --max-cost apply to the whole batch.`,
+--concurrency and --max-cost apply to the whole batch.
+
+--batch FILE --queue puts the questions in the team database's job queue (AGENT_DATABASE_URL) and prints
+the batch id; \`agent worker\` processes on any machine answer them, and \`agent batch status|results <id>\`
+follow it. --wait shows the progress and prints the lines as --batch does. --max-cost is then one purse for
+the whole batch, shared by every worker.`,
     )
     .action(async (words: string[], options, command: Command) => {
       const o = { ...options, db: command.optsWithGlobals().db };
+      if (o.queue && o.batch === undefined)
+        throw new UsageError(
+          '--queue puts the questions of a --batch file in the queue: add --batch <file>.',
+        );
+      if (o.wait && !o.queue)
+        throw new UsageError('--wait waits for a queued batch: add --batch <file> --queue.');
+      if (o.queue) {
+        const { runQueueCommand } = await import('../commands/research-queue.js');
+        await runQueueCommand(words, o);
+        return;
+      }
       if (o.batch !== undefined) {
         const { runBatchCommand } = await import('../commands/research-batch.js');
         await runBatchCommand(words, o);

@@ -22,6 +22,8 @@ const GROUP_SQL: Record<GroupBy, string> = {
   command: 'command',
   // Calls recorded before agent recorded people have no user.
   user: "coalesce(nullif(created_by, ''), 'unknown')",
+  // Calls outside any queued batch (chats, runs of one's own terminal).
+  batch: "coalesce(batch_id, 'none')",
 };
 
 const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -35,9 +37,9 @@ export class PgLedger implements LedgerStore {
   async record(entry: LedgerEntry, userPrices: Record<string, Price> = {}): Promise<number | null> {
     const price = findPrice(entry.provider, entry.model, userPrices);
     const cost = price ? costOf(entry.usage, price) : null;
-    const values = ledgerValues(entry, price, cost, this.user);
+    const values = [...ledgerValues(entry, price, cost, this.user), entry.batchId ?? null];
     await this.db.query(
-      `INSERT INTO usage_ledger (${LEDGER_COLUMNS}) VALUES (${values.map((_, n) => `$${n + 1}`).join(', ')})`,
+      `INSERT INTO usage_ledger (${LEDGER_COLUMNS}, batch_id) VALUES (${values.map((_, n) => `$${n + 1}`).join(', ')})`,
       values,
     );
     return cost;

@@ -43,6 +43,8 @@ const GROUP_SQL: Record<GroupBy, string> = {
   command: 'command',
   // Calls recorded before agent recorded people have no user.
   user: "coalesce(nullif(created_by, ''), 'unknown')",
+  // Batches are queued in a team database only: every call of an SQLite file is outside one.
+  batch: "'none'",
 };
 
 const AGGREGATES = `COUNT(*) AS calls,

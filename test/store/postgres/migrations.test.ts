@@ -23,10 +23,10 @@ describe('PostgreSQL migrations', () => {
     const sqliteDir =
       sqlite.length > 0 ? sqlite : stepNames(new URL('../../../db/migrations/sqlite/', import.meta.url));
     for (const name of sqliteDir) expect(stepNames()).toContain(name);
-    expect(stepNames().at(-1)).toBe('017_private_caches');
+    expect(stepNames().at(-1)).toBe('018_batches');
   });
 
-  it('migrates an empty database to the whole schema, and reports version 17', async () => {
+  it('migrates an empty database to the whole schema, and reports version 18', async () => {
     const store = await openTestStore(db);
     try {
       const tables = (
@@ -57,6 +57,9 @@ describe('PostgreSQL migrations', () => {
           'indexed_roots',
           'index_meta',
           'schema_migrations',
+          'batches',
+          'batch_items',
+          'provider_slots',
         ]),
       );
       const gin = await db.sql<{ i: string }>(
@@ -69,7 +72,7 @@ describe('PostgreSQL migrations', () => {
         'research_runs_tsv',
       ]);
       const status = await store.status();
-      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 17 });
+      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 18 });
       expect(status.counts).toEqual({ reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 });
       expect(await store.migrate()).toEqual([]);
     } finally {
