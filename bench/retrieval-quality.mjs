@@ -150,7 +150,8 @@ function matches(entry, i) {
   const doc = typeof entry.document === 'string' ? entry.document.replace(/\\/g, '/') : '';
   const sameDoc = [doc, slugOf(doc)].some((d) => d === target.slug || d.endsWith(`/${target.slug}`));
   if (typeof entry.text === 'string') return norm(entry.text).includes(norm(questions[i].quote));
-  if (Number.isInteger(entry.ordinal)) return sameDoc && entry.ordinal === target.ordinal;
+  const ordinal = entry.passage ?? entry.ordinal;
+  if (Number.isInteger(ordinal)) return sameDoc && ordinal === target.ordinal;
   return sameDoc; // the document only: a weaker test, said in the table's note
 }
 
