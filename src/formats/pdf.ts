@@ -4,6 +4,7 @@ import { undecodable, undecodableMessage } from './pdf/decode.js';
 import { damaged, openPdf, PDF_NO_TEXT } from './pdf/document.js';
 import {
   type HeadedLine,
+  markBoldHeadings,
   markSizeHeadings,
   placeBookmarks,
   readOutline,
@@ -128,13 +129,16 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
   const { doc, close } = await openPdf(data);
   try {
     options.signal?.throwIfAborted();
+    // The outline first: without one, lines set in bold are looked for while the pages are read.
+    const bookmarks = await readOutline(doc);
     // The budget counts loading pdf.js and opening the file too; the first page is read whatever is left.
     const { timeBudgetMs } = options;
     const left =
       timeBudgetMs === undefined ? {} : { timeBudgetMs: timeBudgetMs - (performance.now() - started) };
     let read: PagesRead;
     try {
-      read = await readPages(doc, data, { ...options, ...left, workerUrl: WORKER_URL });
+      const bold = !bookmarks.length;
+      read = await readPages(doc, data, { ...options, ...left, workerUrl: WORKER_URL, bold });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new FormatError(damaged((error as Error).message));
@@ -152,9 +156,11 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
       throw new FormatError(unreadable.length ? undecodableMessage(unreadable) : PDF_NO_TEXT);
     dropRunning(pages);
     const largest = titleBySize(pages);
-    const bookmarks = await readOutline(doc);
     if (bookmarks.length) placeBookmarks(pages, bookmarks);
-    else markSizeHeadings(pages);
+    else {
+      markSizeHeadings(pages);
+      markBoldHeadings(pages);
+    }
     for (const lines of pages) {
       findTables(lines);
       untab(lines);

@@ -19,6 +19,20 @@ export interface PdfRun {
    * character becomes a control byte (1–31) whose glyph has a made-up name, so a reader gets junk.
    */
   undecodable?: boolean;
+  /** Drawn in Helvetica-Bold. */
+  bold?: boolean;
+}
+
+/**
+ * A line drawn on a page: a filled box `width` × `height` from (x, y), as TeX draws its rules, or with
+ * `stroke`, a 0.5-point line from (x, y) to (x + width, y + height), as word processors draw borders.
+ */
+export interface PdfRule {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  stroke?: boolean;
 }
 
 export interface OutlineEntry {
@@ -34,6 +48,8 @@ export interface PdfSpec {
    * paragraph break). A run placed by hand may be drawn anywhere, so drawing order can differ from reading order.
    */
   pages: (string | PdfRun)[][];
+  /** Rules drawn on each page (by index), after its text. */
+  rules?: PdfRule[][];
   /** Bookmarks (the document outline), nested. */
   outline?: OutlineEntry[];
   /** The document information dictionary's Title. */
@@ -87,7 +103,7 @@ function textStream(lines: (string | PdfRun)[]): string {
     const at = run.y ?? y;
     // One text object per line, each placed absolutely, as many PDF producers write them.
     if (run.text) {
-      const font = run.undecodable ? 'F3' : run.ligatures ? 'F2' : 'F1';
+      const font = run.undecodable ? 'F3' : run.ligatures ? 'F2' : run.bold ? 'F4' : 'F1';
       // Tc is graphics state, kept across text objects: every line sets its own.
       const spacing = `${run.charSpacing ?? 0} Tc `;
       const text = run.undecodable
@@ -152,27 +168,36 @@ function assemble(objects: string[], trailer: string, padBytes = 0): Buffer {
   return Buffer.from(body, 'latin1');
 }
 
+const ruleOps = (rules: PdfRule[] = []) =>
+  rules.map((r) =>
+    r.stroke
+      ? `q 0.5 w ${r.x} ${r.y} m ${r.x + r.width} ${r.y + r.height} l S Q`
+      : `q ${r.x} ${r.y} ${r.width} ${r.height} re f Q`,
+  );
+
 const stream = (content: string) =>
   `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
 
 /** Builds a PDF whose pages hold the given lines in Helvetica, one text object per line. */
 export function makePdf(spec: PdfSpec): Buffer {
-  // 1 catalog, 2 page tree, 3 to 5 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
+  // 1 catalog, 2 page tree, 3 to 6 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl] >> >>',
     `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 ${Array.from({ length: 31 }, (_, i) => `/glyph.x${i + 1}`).join(' ')}] >> >>`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>',
   ];
   const kids: string[] = [];
-  for (const lines of spec.pages) {
+  for (const [index, lines] of spec.pages.entries()) {
     const pageNumber = objects.length + 1;
     kids.push(`${pageNumber} 0 R`);
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
     );
-    objects.push(stream(spec.imageOnly ? IMAGE_STREAM : textStream(lines)));
+    const content = spec.imageOnly ? IMAGE_STREAM : textStream(lines);
+    objects.push(stream([content, ...ruleOps(spec.rules?.[index])].join('\n')));
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
   if (spec.outline?.length) {

@@ -4,8 +4,9 @@ import { classAndId, elementChildren, isElement, isHidden, tagOf } from './dom.j
 // What a local HTML file holds that is not its text. A local document is the user's own: the web's
 // main-content guesses (scores, class names like "comment" or "extra") never apply to it. Left out are
 // only form controls, hidden elements and navigation bars: blocks marked as navigation (by <nav>, a
-// role, or a class or id such as DocBook's "navheader", Sphinx's "related", Texinfo's "header") that
-// hold links and nothing a reader would read as prose. A table of contents without such a mark stays.
+// role, or a class or id such as DocBook's "navheader", Sphinx's "related", Texinfo's "header", or a
+// banner or footer landmark without a heading) that hold links and nothing a reader would read as prose.
+// A table of contents without such a mark stays.
 
 const CONTROLS = new Set(['button', 'input', 'select', 'textarea', 'dialog']);
 const NAV_ROLES = /^(navigation|menubar|menu|toolbar|search)$/i;
@@ -43,11 +44,19 @@ function longestPlainRun(e: HTMLElement): number {
 /** A table of contents (pandoc's `<nav id="TOC">`): part of the document, not the site's navigation. */
 const TOC = /(?:^|[\s_-])toc(?:$|[\s_-])/i;
 
+// A site's banner and footer landmarks: chrome when they hold only links, but a document's own
+// <header> often holds its title, which a heading inside says.
+const LANDMARK_TAGS = new Set(['header', 'footer']);
+const LANDMARK_ROLES = /^(banner|contentinfo)$/i;
+const HEADING = 'h1, h2, h3, h4, h5, h6';
+
 /** A navigation bar: marked as one, with links, and no prose of its own. */
 export function isNavigation(e: HTMLElement): boolean {
   if (e.getAttribute('role') === 'doc-toc' || TOC.test(classAndId(e))) return false;
-  const marked =
-    tagOf(e) === 'nav' || NAV_ROLES.test(e.getAttribute('role') ?? '') || NAV_NAMES.test(classAndId(e));
+  const role = e.getAttribute('role') ?? '';
+  const landmark =
+    (LANDMARK_TAGS.has(tagOf(e)) || LANDMARK_ROLES.test(role)) && e.querySelector(HEADING) === null;
+  const marked = tagOf(e) === 'nav' || NAV_ROLES.test(role) || NAV_NAMES.test(classAndId(e)) || landmark;
   return marked && e.querySelector('a') !== null && longestPlainRun(e) < PROSE_WORDS;
 }
 

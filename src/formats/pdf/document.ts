@@ -1,7 +1,10 @@
 import type { PDFDocumentProxy, TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { FormatError } from '../errors.js';
-import { type Line, pageLines } from './layout.js';
+import { LONGEST_BOLD_HEADING, PARAGRAPH_LINE } from './headings.js';
+import { type Line, piecesLines, piecesOf } from './layout.js';
 import { assetPaths, loadPdfJs } from './load.js';
+import { mayHaveTable, ruledPageLines } from './ruled.js';
+import { rulesOf } from './rules.js';
 import { cleanLine } from './words.js';
 
 // Opening a PDF and reading one page's lines: the same steps in this thread and in a reading worker.
@@ -27,6 +30,8 @@ export async function openPdf(data: Uint8Array): Promise<OpenPdf> {
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
+    // The operator list is asked for rules and font names only: images are left out of it undecoded.
+    maxImageSize: 1,
     verbosity: 0,
   });
   const close = () => task.destroy();
@@ -40,13 +45,68 @@ export async function openPdf(data: Uint8Array): Promise<OpenPdf> {
   }
 }
 
-/** Page `n` (1-based) as lines in reading order, ligatures spelled out and leaders shortened. */
-export async function readPageLines(doc: PDFDocumentProxy, n: number): Promise<Line[]> {
+// A face's name that says bold: "Times-Bold", "NimbusRomNo9L-Medi" (URW's bold), TeX's CMBX10 and
+// LMRoman10-Bold, "Arial,Bold", "SemiBold", "Black", "Heavy".
+const BOLD_FACE =
+  /bold|black|heavy|demi|medi|[-,+](?:bd|b)$|^(?:[A-Z]{6}\+)?(?:cmbx|cmb\d|sfbx|lmbx|ec?bx|t1bx)/i;
+
+interface FontFace {
+  name?: string;
+  bold?: boolean;
+}
+
+/** Whether the line could be a bold heading: short, starting a paragraph, a line of text under it. */
+const mayBeBoldHeading = (lines: Line[], i: number) =>
+  lines[i]!.font !== undefined &&
+  lines[i]!.text.length <= LONGEST_BOLD_HEADING &&
+  (i === 0 || lines[i]!.paragraph) &&
+  (lines[i + 1]?.text.length ?? 0) >= PARAGRAPH_LINE;
+
+export interface ReadPageOptions {
+  /** Whether bold lines are asked for (headings where the document has no outline). */
+  bold?: boolean;
+}
+
+/**
+ * Page `n` (1-based) as lines in reading order, ligatures spelled out and leaders shortened. Tables
+ * drawn with rules become one line each with their rows. The page's operator list (where rules and
+ * font names are) is read only for a page that may have such a table (close, aligned cells) or a bold
+ * heading in a font not seen yet: it costs over half as much again as the text.
+ */
+export async function readPageLines(
+  doc: PDFDocumentProxy,
+  n: number,
+  o: ReadPageOptions = {},
+): Promise<Line[]> {
   const page = await doc.getPage(n);
-  // Ligatures are spelled out by cleanLine, which is cheaper than pdf.js's normalisation of every item.
-  const content = await page.getTextContent({ disableNormalization: true });
-  page.cleanup();
-  const lines = pageLines(content.items.filter((i): i is TextItem => 'str' in i));
-  for (const line of lines) line.text = cleanLine(line.text);
-  return lines;
+  try {
+    // Ligatures are spelled out by cleanLine, which is cheaper than pdf.js's normalisation of every item.
+    const content = await page.getTextContent({ disableNormalization: true });
+    const pieces = piecesOf(content.items.filter((i): i is TextItem => 'str' in i));
+    const rows = mayHaveTable(pieces);
+    let lines = piecesLines(pieces);
+    const fonts = page.commonObjs;
+    const unknownFont = o.bold && lines.some((l, i) => mayBeBoldHeading(lines, i) && !fonts.has(l.font!));
+    if (rows || unknownFont) {
+      const { OPS } = await loadPdfJs();
+      // AnnotationMode.DISABLE: form fields' and links' appearances draw no table rules.
+      const ops = await page.getOperatorList({ annotationMode: 0 });
+      const rules = rows ? rulesOf(ops.fnArray, ops.argsArray, OPS) : [];
+      if (rules.length) lines = ruledPageLines(pieces, rules);
+    }
+    if (o.bold)
+      for (const [i, line] of lines.entries()) {
+        if (!mayBeBoldHeading(lines, i) || !fonts.has(line.font!)) continue;
+        const face = fonts.get(line.font!) as FontFace;
+        if (face.bold || BOLD_FACE.test(face.name ?? '')) line.bold = true;
+      }
+    for (const line of lines) {
+      line.text = cleanLine(line.text);
+      if (line.table) line.table = line.table.map((row) => row.map(cleanLine));
+      delete line.font;
+    }
+    return lines;
+  } finally {
+    page.cleanup();
+  }
 }

@@ -7,8 +7,6 @@ import type { Line } from './layout.js';
 export interface HeadedLine extends Line {
   /** 1 to 6 for a heading. */
   heading?: number;
-  /** Rows of cells, for a line that stands for a table found on the page. */
-  table?: string[][];
 }
 
 interface Bookmark {
@@ -77,7 +75,7 @@ export function placeBookmarks(pages: HeadedLine[][], bookmarks: Bookmark[]): vo
           );
     let found = -1;
     for (let i = from; i < lines.length && found < 0; i++) {
-      if (lines[i]!.heading) continue;
+      if (lines[i]!.heading || lines[i]!.table) continue;
       if (matches(lines[i]!.text, mark.title)) found = i;
       else if (lines[i + 1] && matches(`${lines[i]!.text} ${lines[i + 1]!.text}`, mark.title)) {
         lines[i]!.text += ` ${lines[i + 1]!.text}`;
@@ -200,7 +198,7 @@ export function markSizeHeadings(pages: HeadedLine[][]): void {
     }
     for (let i = from; i < lines.length; i++) {
       const line = lines[i]!;
-      if (!headingSize(line) || !mayBeHeading(line.text)) continue;
+      if (line.table || !headingSize(line) || !mayBeHeading(line.text)) continue;
       if (i > 0 && !line.paragraph && !lines[i - 1]!.heading) continue;
       const next = lines[i + 1];
       if (next && !next.paragraph && headingSize(next) && level(next) === level(line)) {
@@ -211,4 +209,63 @@ export function markSizeHeadings(pages: HeadedLine[][]): void {
       line.text = line.text.replace(/\t/g, ' ');
     }
   }
+}
+
+/** A bold heading's most characters and words, and the least a paragraph's first line under it has. */
+export const LONGEST_BOLD_HEADING = 80;
+const MOST_HEADING_WORDS = 12;
+export const PARAGRAPH_LINE = 30;
+// A section number set apart from its title: "3.2", "A", "IV".
+const SECTION_NUMBER = /^(?:\d+(?:\.\d+)*\.?|[A-Z]|[IVX]+\.?)$/;
+
+/** Whether a bold line reads as a heading by itself: short, a phrase (not a sentence), not a field. */
+function boldHeadingText(line: HeadedLine): boolean {
+  const parts = line.text.split('\t');
+  if (parts.length > 2 || (parts.length === 2 && !SECTION_NUMBER.test(parts[0]!.trim()))) return false;
+  const text = parts.join(' ').trim();
+  return (
+    text.length <= LONGEST_BOLD_HEADING &&
+    mayBeHeading(text) &&
+    !/[.,;:]$/.test(text) &&
+    text.split(/\s+/).length <= MOST_HEADING_WORDS &&
+    // Not a digit run with a word or two ("2024 12 31 Total"), which mayBeHeading lets through.
+    !/\d\s+\d/.test(text)
+  );
+}
+
+/**
+ * Without an outline, after headings by size: lines set in bold at the body's size or larger are
+ * headings when they clearly stand as one — a short phrase (not a form field, a number or a list of
+ * authors) with space above it (or at the top of a page or column), followed by a line of ordinary
+ * (not bold) paragraph text. On the first page only once the body text has begun, so the bold names
+ * under a title are not headings. They rank one level under the deepest size heading.
+ */
+export function markBoldHeadings(pages: HeadedLine[][]): void {
+  const body = bodySize(pages);
+  let deepest = 1;
+  for (const lines of pages) for (const l of lines) if (l.heading) deepest = Math.max(deepest, l.heading);
+  const level = Math.min(deepest + 1, 4);
+  let begun = false;
+  for (const lines of pages)
+    for (const [i, line] of lines.entries()) {
+      const next = lines[i + 1];
+      if (
+        line.bold &&
+        begun &&
+        !line.heading &&
+        !line.table &&
+        line.size >= body * 0.95 &&
+        (i === 0 || line.paragraph) &&
+        next &&
+        !next.bold &&
+        !next.heading &&
+        !next.table &&
+        next.text.length >= PARAGRAPH_LINE &&
+        boldHeadingText(line)
+      ) {
+        line.heading = level;
+        line.text = line.text.replace(/\t/g, ' ');
+      }
+      if (!line.heading && line.text.length >= 60) begun = true;
+    }
 }

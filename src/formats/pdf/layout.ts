@@ -6,14 +6,18 @@ import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 // columns the left column before the right one.
 
 /** The part of a pdf.js text item this module reads (marked-content items have no `str`). */
-export type TextPiece = Pick<TextItem, 'str' | 'dir' | 'transform' | 'width' | 'height' | 'hasEOL'>;
+export type TextPiece = Pick<TextItem, 'str' | 'dir' | 'transform' | 'width' | 'height' | 'hasEOL'> & {
+  fontName?: string;
+};
 
-interface Piece {
+export interface Piece {
   str: string;
   x: number;
   y: number;
   endX: number;
   size: number;
+  /** pdf.js's name for the font (the same for a font on every page of a document). */
+  font?: string;
   /** Set letter-spaced: its word spaces are as wide as the tracking makes them. */
   spaced?: boolean;
 }
@@ -30,9 +34,15 @@ export interface Line {
   paragraph: boolean;
   /** With two or more tab-separated parts: the left and right edge of each, in turn. */
   cells?: number[];
+  /** The font the whole line is set in, when it is one font. */
+  font?: string;
+  /** Set in a bold face throughout (known only when the page's fonts were asked for). */
+  bold?: boolean;
+  /** Rows of cells, for a line that stands for a table found on the page. */
+  table?: string[][];
 }
 
-interface Segment {
+export interface Segment {
   pieces: Piece[];
   x: number;
   endX: number;
@@ -55,7 +65,7 @@ function unspace(str: string): string {
     .join(' ');
 }
 
-function piecesOf(items: TextPiece[]): Piece[] {
+export function piecesOf(items: TextPiece[]): Piece[] {
   const pieces: Piece[] = [];
   for (const item of items) {
     const str = item.str;
@@ -66,13 +76,14 @@ function piecesOf(items: TextPiece[]): Piece[] {
     const text = unspace(str);
     const piece: Piece = { str: text, x, y: t[5] ?? 0, endX: x + Math.max(item.width, 0), size };
     if (text.length < str.length) piece.spaced = true;
+    if (item.fontName) piece.font = item.fontName;
     pieces.push(piece);
   }
   return pieces;
 }
 
 /** Pieces grouped into rows by baseline (top to bottom), each row's pieces split into segments. */
-function rowsOf(pieces: Piece[]): Segment[][] {
+export function rowsOf(pieces: Piece[], gapSizes = SEGMENT_GAP): Segment[][] {
   pieces.sort((a, b) => b.y - a.y || a.x - b.x);
   const rows: Piece[][] = [];
   let row: Piece[] = [];
@@ -100,7 +111,7 @@ function rowsOf(pieces: Piece[]): Segment[][] {
       prev = p;
       const last = segments.at(-1);
       // Between letter-spaced words the gap is a word space plus the tracking: twice as wide a gap.
-      const gap = SEGMENT_GAP * (p.spaced || last?.pieces.at(-1)?.spaced ? 2 : 1);
+      const gap = gapSizes * (p.spaced || last?.pieces.at(-1)?.spaced ? 2 : 1);
       if (last && p.x - last.endX <= gap * Math.max(p.size, last.size)) {
         last.pieces.push(p);
         last.endX = Math.max(last.endX, p.endX);
@@ -115,7 +126,7 @@ const NUMERIC = /[\d.,±%]/;
 const SPACE = /\s/;
 
 /** The text of a segment: a space where the gap between pieces is visible and neither side has one. */
-function segmentText(seg: Segment): string {
+export function segmentText(seg: Segment): string {
   let out = '';
   // The last character written, kept aside: reading it back from `out` would flatten the string each time.
   let last = '';
@@ -240,6 +251,7 @@ interface RawLine {
   size: number;
   block: number;
   cells?: number[];
+  font?: string;
 }
 
 function joinSegments(segs: Segment[], block: number): RawLine | undefined {
@@ -254,9 +266,15 @@ function joinSegments(segs: Segment[], block: number): RawLine | undefined {
   if (!parts.length) return undefined;
   // The line's size is that of its longest piece, so one large symbol does not make it a heading.
   let main = segs[0]!.pieces[0]!;
-  for (const s of segs) for (const p of s.pieces) if (p.str.length > main.str.length) main = p;
+  let font = main.font;
+  for (const s of segs)
+    for (const p of s.pieces) {
+      if (p.str.length > main.str.length) main = p;
+      if (p.font !== font) font = undefined;
+    }
   const line: RawLine = { text: parts.join('\t'), y: segs[0]!.y, x: cells[0]!, size: main.size, block };
   if (parts.length > 1) line.cells = cells;
+  if (font) line.font = font;
   return line;
 }
 
@@ -339,8 +357,13 @@ function readRegion(rows: Segment[][], out: RawLine[], blocks: { block: number }
  * wider than the page's usual line spacing, or the text jumps to a new column or block.
  */
 export function pageLines(items: TextPiece[]): Line[] {
+  return piecesLines(piecesOf(items));
+}
+
+/** Lines in reading order from pieces (a page's, or what is left of it once its ruled tables are out). */
+export function piecesLines(pieces: Piece[]): Line[] {
   const raw: RawLine[] = [];
-  readRegion(rowsOf(piecesOf(items)), raw, { block: 0 }, 0);
+  readRegion(rowsOf(pieces), raw, { block: 0 }, 0);
   const usual = usualGap(raw);
   return raw.map((line, i) => {
     const prev = raw[i - 1];
@@ -354,6 +377,7 @@ export function pageLines(items: TextPiece[]): Line[] {
     }
     const out: Line = { text: line.text, y: line.y, x: line.x, size: line.size, paragraph };
     if (line.cells) out.cells = line.cells;
+    if (line.font) out.font = line.font;
     return out;
   });
 }

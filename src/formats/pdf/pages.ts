@@ -20,6 +20,8 @@ export interface ReadPagesOptions {
   workers?: number;
   /** The worker's script: built code, so the caller says where it is. */
   workerUrl: URL;
+  /** Whether lines set in bold are marked (for headings where the document has no outline). */
+  bold?: boolean;
 }
 
 export interface PagesRead {
@@ -98,7 +100,7 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
       }
       try {
         o.signal?.throwIfAborted();
-        done(n, await readPageLines(doc, n));
+        done(n, await readPageLines(doc, n, { bold: o.bold }));
       } catch (error) {
         fail(o.signal?.aborted ? o.signal.reason : error);
       }
@@ -159,7 +161,7 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     worker.on('message', onMessage).once('error', onFailure).once('exit', onFailure);
     const copy = new Uint8Array(data);
     // Pages are given once it has the document open: none waits on a worker still starting.
-    worker.postMessage({ type: 'open', id, data: copy }, [copy.buffer]);
+    worker.postMessage({ type: 'open', id, data: copy, bold: o.bold }, [copy.buffer]);
     void finished.then(() => {
       if (given.size === 0) leave(true);
       // Pages still out are not waited for: the worker goes back to the pool once it has sent them, and

@@ -4,7 +4,7 @@ import type { Line } from './layout.js';
 // its read has ended is not taken for a page of the next one.
 
 export type ToWorker =
-  | { type: 'open'; id: number; data: Uint8Array }
+  | { type: 'open'; id: number; data: Uint8Array; bold?: boolean }
   | { type: 'read'; pages: number[] }
   | { type: 'close' };
 

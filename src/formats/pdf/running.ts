@@ -61,6 +61,17 @@ function bodySize(pages: Line[][]): number {
 }
 
 /**
+ * A line's keys: a header row set in parts ("Chapter 3. Syntax" at one side, the book's title at the
+ * other) is running when one of its parts is.
+ */
+function keysOf(line: Line): Set<string> {
+  const parts = line.text.includes('\t') ? [line.text, ...line.text.split('\t')] : [line.text];
+  const keys = new Set(parts.map(runningKey));
+  keys.delete('');
+  return keys;
+}
+
+/**
  * Removes running headers and footers from the pages, in place. A line goes when its text (numbers
  * aside) stands at the same height, set apart at the top or bottom, on at least `max(3, 40%)` of the
  * pages (alternate pages may carry different ones); or, set no larger than the body text, on three
@@ -77,28 +88,34 @@ export function dropRunning(pages: Line[][]): number {
   const inBody = new Map<string, Candidate[]>();
   /** Pages with a set-apart line at each (rounded) height. */
   const bands = new Map<number, Set<number>>();
+  const bodyLines: Candidate[] = [];
+  let longest = 0;
+  const add = (map: Map<string, Candidate[]>, key: string, c: Candidate) => {
+    const list = map.get(key);
+    if (list) list.push(c);
+    else map.set(key, [c]);
+  };
   for (const [page, lines] of pages.entries()) {
     const edge = edges(lines);
     const ys = lines.map((l) => l.y);
     const [top, bottom] = [Math.max(...ys), Math.min(...ys)];
     const extreme = new Set(lines.filter((l) => l.y === top || l.y === bottom));
     for (const line of lines) {
-      const atEdge = edge.has(line);
-      if (atEdge) {
-        const band = Math.round(line.y);
-        bands.set(band, (bands.get(band) ?? new Set()).add(page));
+      if (!edge.has(line)) {
+        bodyLines.push({ page, line, extreme: false });
+        continue;
       }
-      // A header row set in parts ("Chapter 3. Syntax" at one side, the book's title at the other) is
-      // running when one of its parts is.
-      const parts = line.text.includes('\t') ? [line.text, ...line.text.split('\t')] : [line.text];
-      for (const key of new Set(parts.map(runningKey))) {
-        if (!key) continue;
-        const map = atEdge ? byKey : inBody;
-        const list = map.get(key) ?? [];
-        list.push({ page, line, extreme: atEdge && extreme.has(line) });
-        map.set(key, list);
-      }
+      const band = Math.round(line.y);
+      bands.set(band, (bands.get(band) ?? new Set()).add(page));
+      longest = Math.max(longest, line.text.length);
+      for (const key of keysOf(line)) add(byKey, key, { page, line, extreme: extreme.has(line) });
     }
+  }
+  // Body lines matter only where their text is also at an edge: a line much longer than any edge
+  // line is not keyed at all (most of a document's lines).
+  for (const c of bodyLines) {
+    if (c.line.text.length > longest * 3 + 20) continue;
+    for (const key of keysOf(c.line)) if (byKey.has(key)) add(inBody, key, c);
   }
   const bandPages = (y: number) => {
     const found = new Set<number>();

@@ -24,7 +24,7 @@ function partsOf(line: HeadedLine): { text: string; x: number; endX: number }[] 
 }
 
 /** The columns of a run of rows: x-ranges covered by parts, separated by gaps no part crosses. */
-function columnsOf(rows: { x: number; endX: number }[][]): [number, number][] {
+export function columnsOf(rows: { x: number; endX: number }[][]): [number, number][] {
   const spans = rows.flat().sort((a, b) => a.x - b.x);
   const columns: [number, number][] = [];
   for (const s of spans) {

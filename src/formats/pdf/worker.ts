@@ -10,6 +10,7 @@ const port = parentPort!;
 let open: OpenPdf | undefined;
 let id = 0;
 let failed = false;
+let bold = false;
 let queue = Promise.resolve();
 
 const send = (message: FromWorker) => port.postMessage(message);
@@ -17,7 +18,7 @@ const send = (message: FromWorker) => port.postMessage(message);
 async function handle(message: ToWorker): Promise<void> {
   if (message.type === 'open') {
     await open?.close();
-    [open, id, failed] = [undefined, message.id, false];
+    [open, id, failed, bold] = [undefined, message.id, false, message.bold === true];
     try {
       open = await openPdf(message.data);
       send({ type: 'ready', id });
@@ -29,7 +30,7 @@ async function handle(message: ToWorker): Promise<void> {
     if (!open || failed) return;
     for (const n of message.pages) {
       try {
-        send({ type: 'page', id, n, lines: await readPageLines(open.doc, n) });
+        send({ type: 'page', id, n, lines: await readPageLines(open.doc, n, { bold }) });
       } catch (error) {
         failed = true;
         send({ type: 'failed', id, message: (error as Error).message });

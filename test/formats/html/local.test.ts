@@ -97,6 +97,22 @@ describe('a local HTML file is read whole', () => {
   });
 });
 
+describe('a local HTML file: site chrome by markup', () => {
+  it('drops a banner and a footer of links only, and keeps a header with the document’s title', () => {
+    const html = `<body><header role="banner"><a href="/">Home</a> <a href="/docs/">Docs</a></header>
+      <header><h1>Users and groups</h1><a href="#intro">Skip to the text</a></header>
+      <main><p>Every system user is listed here with the reason it exists and who may remove it.</p></main>
+      <footer><a href="/about">About</a> · <a href="/legal">Legal</a></footer>
+      <div role="contentinfo"><a href="/feed">Feed</a></div>
+      <footer><p>Written by the Debian base-passwd maintainers, who answer questions about it on the list.</p></footer></body>`;
+    expect(readHtmlDocument(html).text).toBe(
+      '# Users and groups\n\nSkip to the text\n\n' +
+        'Every system user is listed here with the reason it exists and who may remove it.\n\n' +
+        'Written by the Debian base-passwd maintainers, who answer questions about it on the list.',
+    );
+  });
+});
+
 describe('links, emphasis and titles', () => {
   it('writes any link as [text](url), brackets in its text escaped, a bare URL as <url>', () => {
     const url = fc.webUrl({ withQueryParameters: true }).filter((u) => !/[\s()]/.test(u));
