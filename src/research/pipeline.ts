@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import { modelChain, planChain } from './chain/index.js';
 import { DEFAULT_CONCURRENCY } from './chain/start.js';
 import { checkCitations } from './checks/citations.js';
-import { addRunUsage, noRunUsage, verifyClaims } from './checks/verify.js';
+import { verifyClaims } from './checks/verify.js';
 import { getDocument, refreshIndex } from './documents.js';
 import { findEvidence } from './evidence/index.js';
 import type { PlanView } from './planning/plan-file.js';
@@ -13,6 +13,7 @@ import { Retriever } from './retrieval/retriever.js';
 import { Purse } from './run/purse.js';
 import { type Recording, resumeRecording, startRecording } from './run/resume.js';
 import { StepClock } from './run/timings.js';
+import { addRunUsage, noRunUsage } from './run/usage.js';
 import {
   DEFAULT_SETTINGS,
   type ModelSetup,

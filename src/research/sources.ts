@@ -6,9 +6,9 @@ import type { SearchConfig } from '../tools/search/config.js';
 import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import { normalizeUrl } from '../tools/search/url.js';
+import type { PassageRanker } from './documents/source.js';
 import { documentSource, textSource } from './documents.js';
 import type { Plan } from './planning/plan.js';
-import type { Retriever } from './retrieval/retriever.js';
 import { loadWebModules } from './web-modules.js';
 
 /**
@@ -67,7 +67,7 @@ export interface RoundOptions {
   /** The question and the plan's searches: long documents are cut to the passages that match these. */
   queries: string[];
   /** The run's retrieval: how a long document's passages are ranked for these queries. */
-  retriever?: Retriever;
+  retriever?: PassageRanker;
   /** Documents (`doc:slug`) and normalised URLs collected in earlier rounds; this round adds to it. */
   seen: Set<string>;
   /** Sources collected before this round: numbering continues from here. */

@@ -4,13 +4,13 @@ import type { WebFilters } from '../tools/search/filters.js';
 import type { SearchResult } from '../tools/search/result.js';
 import type { Provider, Usage } from '../types.js';
 import type { CitationCheck } from './checks/citations.js';
+import type { PassageRanker } from './documents/source.js';
 import type { DocumentInfo } from './documents.js';
 import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
 import type { FollowUp, Plan } from './planning/plan.js';
 import type { PlanView } from './planning/plan-file.js';
-import type { RetrievalReport, Retriever } from './retrieval/retriever.js';
-import type { RetrievalSetup } from './retrieval/settings.js';
+import type { RetrievalReport, RetrievalSetup } from './retrieval/settings.js';
 import type { Purse } from './run/purse.js';
 import type { PriorReads, Source, SourceReport } from './sources.js';
 
@@ -139,7 +139,7 @@ export interface ResearchOptions extends Partial<ResearchSettings> {
   /** How local documents are searched (`--retrieval`, `--embeddings`); absent: BM25. */
   retrieval?: RetrievalSetup;
   /** Set by the pipeline: the run's retrieval, which reads the documents' passages. */
-  retriever?: Retriever;
+  retriever?: PassageRanker;
   runId?: string;
   userPrices?: Record<string, Price>;
   signal?: AbortSignal;

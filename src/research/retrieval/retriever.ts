@@ -4,15 +4,17 @@ import { StoreError } from '../../store/errors.js';
 import type { PassageHit, Store, VectorHit } from '../../store/store.js';
 import { unit } from '../../store/vectors.js';
 import { emptyUsage } from '../../types.js';
-import { noRunUsage } from '../checks/verify.js';
 import { queryTerms, rankPassages } from '../documents/search.js';
 import { limiter } from '../model-call.js';
 import { CHARS_PER_TOKEN } from '../run/budget.js';
 import type { Purse } from '../run/purse.js';
+import { noRunUsage } from '../run/usage.js';
 import type { ResearchEvent, RunUsage } from '../types.js';
 import { embedMissing } from './embed-index.js';
 import { exactMatchers, exactTokens, type Fused, fuse } from './fuse.js';
-import type { RetrievalMode, RetrievalSetup } from './settings.js';
+import type { PassageRank, RetrievalMode, RetrievalReport, RetrievalSetup } from './settings.js';
+
+export type { PassageRank, RetrievalReport };
 
 // One run's retrieval over the local documents: BM25 alone, or fused with the nearest passage vectors.
 // Every embedding call is recorded in the ledger (step `embed`) and counts under --max-cost; each query
@@ -39,21 +41,6 @@ export interface RetrieverContext {
 }
 
 /** A passage given to the model (or quoted), as `--json` "retrieval" lists it. */
-export interface PassageRank {
-  document: string;
-  bm25Rank: number | null;
-  vectorRank: number | null;
-  score: number;
-}
-
-export interface RetrievalReport {
-  mode: RetrievalMode;
-  /** `provider:model`, or null without embeddings. */
-  embeddings: string | null;
-  passages: PassageRank[];
-  /** Why hybrid or semantic retrieval fell back to BM25, when it did. */
-  fallback?: string;
-}
 
 export type RankedPassage = PassageHit & Omit<PassageRank, 'document'>;
 

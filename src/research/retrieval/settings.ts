@@ -9,6 +9,23 @@ import {
 // `--retrieval` and `--embeddings` (AGENT_RETRIEVAL, AGENT_EMBEDDINGS): how local documents are searched.
 // Without embeddings nothing changes: keyword search (BM25), as before.
 
+/** A passage given to the model, as `--json`'s `retrieval.passages` lists it. */
+export interface PassageRank {
+  document: string;
+  bm25Rank: number | null;
+  vectorRank: number | null;
+  score: number;
+}
+
+export interface RetrievalReport {
+  mode: RetrievalMode;
+  /** `provider:model`, or null without embeddings. */
+  embeddings: string | null;
+  passages: PassageRank[];
+  /** Why hybrid or semantic retrieval fell back to BM25, when it did. */
+  fallback?: string;
+}
+
 export const RETRIEVAL_MODES = ['bm25', 'hybrid', 'semantic'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
