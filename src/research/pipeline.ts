@@ -224,8 +224,8 @@ async function research(
     settings,
     createdAt,
   };
-  // Said in --json only where embeddings are set up: without them, nothing changes.
-  if (o.retrieval?.embedder) result.retrieval = retriever.report();
+  // Said in --json only where retrieval was asked for: without it, nothing changes.
+  if (o.retrieval?.embedder || o.retrieval?.asked) result.retrieval = retriever.report();
   if (retriever.usage.calls > 0) result.usage = addRunUsage(result.usage, retriever.usage);
   // An extractive run spends nothing but its embeddings, whatever the cap.
   if (o.maxCostUsd !== undefined && !result.budget)

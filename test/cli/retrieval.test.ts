@@ -86,7 +86,10 @@ describe('agent research with embeddings', () => {
     const off = await runCli(['research', '--retrieval', 'bm25', '--content', content, '--json', QUESTION], {
       env: e,
     });
-    expect(JSON.parse(off.stdout).retrieval).toBeUndefined();
+    // Asked for, so said: keyword search, no embeddings model, no vector ranks.
+    const { retrieval } = JSON.parse(off.stdout);
+    expect(retrieval).toMatchObject({ mode: 'bm25', embeddings: null });
+    for (const p of retrieval.passages) expect(p.vectorRank).toBeNull();
     expect(server.requests.length).toBe(before);
   });
 

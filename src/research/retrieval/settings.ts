@@ -33,6 +33,8 @@ export interface RetrievalSetup {
   mode: RetrievalMode;
   /** Set for hybrid and semantic retrieval. */
   embedder?: Embedder;
+  /** Asked for (a flag or a variable): `--json` then says how passages were found, in bm25 mode too. */
+  asked?: boolean;
 }
 
 /** The mode and embeddings model asked for, checked (exit 2 on a mistake) before anything is spent. */
@@ -60,5 +62,9 @@ export async function retrievalSetup(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RetrievalSetup> {
   const { mode, embeddings } = retrievalSpec(flags, env);
-  return embeddings ? { mode, embedder: await createEmbedder(embeddings, env) } : { mode };
+  const asked = [flags.retrieval, flags.embeddings, env.AGENT_RETRIEVAL, env.AGENT_EMBEDDINGS].some(Boolean);
+  const setup: RetrievalSetup = embeddings
+    ? { mode, embedder: await createEmbedder(embeddings, env) }
+    : { mode };
+  return asked ? { ...setup, asked } : setup;
 }
