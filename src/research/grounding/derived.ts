@@ -33,7 +33,9 @@ export function deriveFigures(text: string): Derived {
           if (n.dim === 'b' && n.value > 0) counts.push(n.value);
           else if (n.dim === 'pct' && n.cls === 'pct') pcts.push(n.value);
         }
-      pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
+      // A share needs a part and its whole: "1,800 of the 2,400", "of the 2,400 asked, 1,800" — not
+      // "grew from 8,000 to 10,000", which is no share of anything.
+      if (/\bof\b/i.test(sentence)) pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
       pairs(pcts, (a, b) => a !== b && points.push(Math.abs(a - b)));
     }
   return { shares: shares.sort((a, b) => a - b), points: points.sort((a, b) => a - b) };
