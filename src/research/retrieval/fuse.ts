@@ -1,3 +1,5 @@
+import { stem } from '../text.js';
+
 // Reciprocal rank fusion of the keyword (BM25) and vector rankings, under one rule that keeps what
 // keyword search does best: a passage that holds, verbatim, a code, name or figure of the query comes
 // before every passage that holds fewer of them. Pure functions, so the rule is tested on its own.
@@ -45,6 +47,25 @@ export function exactMatchers(tokens: string[]): RegExp[] {
   });
 }
 
+/** The weight of the list that does not lead: it breaks ties and fills in, it does not reorder. */
+export const TRAILING_WEIGHT = 0.25;
+
+/**
+ * Which list leads, from how much of the question the best keyword passage holds (its content words,
+ * stemmed): half or more, and the question is worded as the documents are — keywords lead; less, and
+ * it is worded otherwise — the vectors lead (keyword search then mostly finds a common word).
+ */
+export function leadWeights(coverage: number): { bm25: number; vector: number } {
+  return coverage >= 0.5 ? { bm25: 1, vector: TRAILING_WEIGHT } : { bm25: TRAILING_WEIGHT, vector: 1 };
+}
+
+/** The share of the query's words (stemmed) that the text holds. */
+export function coverage(queryWords: string[], textWords: string[]): number {
+  if (queryWords.length === 0) return 0;
+  const held = new Set(textWords.map(stem));
+  return queryWords.filter((w) => held.has(stem(w))).length / queryWords.length;
+}
+
 /** How many of the matchers match the text. */
 export const exactCount = (text: string, matchers: RegExp[]): number =>
   matchers.reduce((n, m) => n + (m.test(text) ? 1 : 0), 0);
@@ -62,6 +83,8 @@ export function fuse<T>(
   matchers: RegExp[] = [],
   /** Candidates neither list ranked (passages that hold exact tokens): they rank by those alone. */
   extra: T[] = [],
+  /** Each list's weight in the fusion (see leadWeights). */
+  weights: { bm25: number; vector: number } = { bm25: 1, vector: 1 },
 ): Fused<T>[] {
   const byKey = new Map<string, Fused<T>>();
   const add = (list: T[], which: 'bm25Rank' | 'vectorRank') =>
@@ -74,7 +97,7 @@ export function fuse<T>(
       }
       if (entry[which] !== null) return;
       entry[which] = i + 1;
-      entry.score += 1 / (RRF_K + i + 1);
+      entry.score += (which === 'bm25Rank' ? weights.bm25 : weights.vector) / (RRF_K + i + 1);
     });
   add(bm25, 'bm25Rank');
   add(vector, 'vectorRank');

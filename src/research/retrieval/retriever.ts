@@ -9,9 +9,10 @@ import { limiter } from '../model-call.js';
 import { CHARS_PER_TOKEN } from '../run/budget.js';
 import type { Purse } from '../run/purse.js';
 import { noRunUsage } from '../run/usage.js';
+import { words } from '../text.js';
 import type { ResearchEvent, RunUsage } from '../types.js';
 import { embedMissing } from './embed-index.js';
-import { exactMatchers, exactTokens, type Fused, fuse } from './fuse.js';
+import { coverage, exactMatchers, exactTokens, type Fused, fuse, leadWeights } from './fuse.js';
 import type { PassageRank, RetrievalMode, RetrievalReport, RetrievalSetup } from './settings.js';
 
 export type { PassageRank, RetrievalReport };
@@ -128,6 +129,9 @@ export class Retriever {
       (h) => `${h.headingPath}\n${h.text}`,
       exactMatchers(exact),
       extra,
+      semantic || !bm25[0]
+        ? undefined
+        : leadWeights(coverage(terms, words(`${bm25[0].headingPath} ${bm25[0].text}`))),
     );
     return this.record(fused.slice(0, limit).map(ranked));
   }

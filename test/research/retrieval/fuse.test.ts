@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exactMatchers, exactTokens, fuse, RRF_K } from '../../../src/research/retrieval/fuse.js';
+import {
+  coverage,
+  exactMatchers,
+  exactTokens,
+  fuse,
+  leadWeights,
+  RRF_K,
+} from '../../../src/research/retrieval/fuse.js';
+import { words } from '../../../src/research/text.js';
 
 // The exact-match rule: a query that holds a code, name or figure found verbatim in a passage ranks
 // that passage first, wherever the two rankings put it; and a near miss (one character changed) does not.
@@ -136,5 +144,24 @@ describe('exact-match rule', () => {
     expect(fused.map((f) => f.item.id)).toEqual([2, 1, 3]);
     expect(fused[0]).toMatchObject({ bm25Rank: 2, vectorRank: 2, score: 2 / (RRF_K + 2) });
     expect(fused[1]).toMatchObject({ bm25Rank: 1, vectorRank: null });
+  });
+});
+
+describe('which list leads', () => {
+  const bm25 = ['a', 'b', 'c'];
+  const vector = ['c', 'b', 'a'];
+  const order = (weights: { bm25: number; vector: number }) =>
+    fuse(bm25, vector, String, () => '', [], [], weights).map((f) => f.item);
+
+  it('keywords lead when the best keyword passage holds half or more of the question’s words', () => {
+    const c = coverage(['nightly', 'hotel', 'limits'], words('The nightly hotel limit is $200'));
+    expect(c).toBe(1);
+    expect(order(leadWeights(c))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('the vectors lead when it holds fewer (the question is worded otherwise)', () => {
+    const c = coverage(['ride', 'bike', 'claim'], words('Bikes are parked in the basement'));
+    expect(c).toBeCloseTo(1 / 3);
+    expect(order(leadWeights(c))).toEqual(['c', 'b', 'a']);
   });
 });
