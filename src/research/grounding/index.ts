@@ -40,6 +40,8 @@ export interface SourceIndex {
   keys: Set<string>;
   /** The figures of its rates alone (see Fact.alone): they hold an answer's figure stated with no rate. */
   alone: Set<string>;
+  /** Those figures on their scales. */
+  aloneNear: Map<string, Near[]>;
   /** Quantities by dimension, sorted by value (see Near). */
   near: Map<string, Near[]>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
@@ -83,7 +85,8 @@ export function checkGrounding(
           : cited.some(
               (s) =>
                 fact.needs.some((k) => s.keys.has(k) || (!fact.rate && s.alone.has(k))) ||
-                nearIn(s, fact.near),
+                nearIn(s.near, fact.near) ||
+                (!fact.rate && nearIn(s.aloneNear, fact.near)),
             ) || cited.some((s) => derivedHolds(fact, s.derived));
       if (!found) missing.add(fact.raw);
     }
@@ -97,12 +100,12 @@ export function checkGrounding(
 }
 
 /** Whether a source holds a quantity near one of the answer's, in the same dimension (see Near). */
-function nearIn(source: SourceIndex, wanted: Near[] | undefined): boolean {
+function nearIn(near: Map<string, Near[]>, wanted: Near[] | undefined): boolean {
   if (!wanted) return false;
   for (const w of wanted) {
     // Exact values in the same unit are the keys' to match; here only what keys cannot.
     if (!w.below && !w.above && !w.approx) continue;
-    const list = source.near.get(w.dim);
+    const list = near.get(w.dim);
     if (!list) continue;
     const epsilon = 1e-9 * Math.max(1, Math.abs(w.value));
     const [from, to] = [w.value - (w.below ?? 0) - epsilon, w.value + (w.above ?? 0) + epsilon];
@@ -159,6 +162,7 @@ export function indexSource(source: string): SourceIndex {
     derived: () => (derived ??= deriveFigures(text)),
     keys,
     alone,
+    aloneNear: nearOf(facts, (f) => f.aloneNear),
     near: nearOf(facts),
     phrases: () =>
       (phrases ??= [...new Set([text.normalize('NFKC'), undoLayout(text)])].map(
@@ -177,10 +181,10 @@ function keysOf(facts: Fact[]): Set<string> {
   return keys;
 }
 
-function nearOf(facts: Fact[]): Map<string, Near[]> {
+function nearOf(facts: Fact[], of: (f: Fact) => Near[] | undefined = (f) => f.near): Map<string, Near[]> {
   const near = new Map<string, Near[]>();
   for (const fact of facts)
-    for (const n of fact.near ?? []) {
+    for (const n of of(fact) ?? []) {
       if (n.asked) continue;
       const list = near.get(n.dim);
       if (list) list.push(n);

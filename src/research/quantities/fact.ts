@@ -48,6 +48,8 @@ export interface Fact {
    * that leaves the rate out ("parking costs $3"), never one that states another ("$3 a day").
    */
   alone?: string[];
+  /** The same figure alone on its scales (see Near), for an answer's figure in another unit or approximate. */
+  aloneNear?: Near[];
   /** Stated as a rate: only a source's rate, or its figure with no rate at all, holds it. */
   rate?: boolean;
   /** A source's quantities on their scales; an answer's, each with its tolerance (see Near). */

@@ -319,7 +319,7 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     const needs = [...fact.needs, ...alone.needs];
     // Only a rate per a unit the table knows is strict: "per and" may be no rate at all.
     if (!/\/w:/.test(p.readings[0]!.unit?.cls ?? ''))
-      facts.push({ ...fact, needs, rate: true, alone: alone.gives });
+      facts.push({ ...fact, needs, rate: true, alone: alone.gives, aloneNear: alone.near });
     else facts.push({ ...fact, gives: [...fact.gives, ...alone.gives], needs });
   }
   if (parsed.length === 0) return { facts, text };

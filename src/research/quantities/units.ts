@@ -316,6 +316,12 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   }
   const m = unit.measure;
   if (!m) return out;
+  // A rate or fee quoted in basis points is that per cent (35 bp is 0.35%): a level, on the per cent scale
+  // too; other points stay points (a rise of 2 points is not a rise of 2%).
+  if (unit.cls === 'bp') {
+    const tol = Math.max((step / 2) * 0.01, 1e-9);
+    out.push({ dim: 'pct', value: value * 0.01, cls, below: tol, above: tol });
+  }
   const base = value * m.factor + (m.offset ?? 0);
   if (approx) {
     out.push(near(m.dim, base, m.factor));
