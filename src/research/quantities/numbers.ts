@@ -69,6 +69,8 @@ function numberMatches(text: string): RegExpExecArray[] {
 // What the number counts, read where the number ends (one sticky match per number, not a scan).
 const UNIT_HERE = new RegExp(UNIT_AFTER, 'uy');
 const PER_HERE = new RegExp(PER_AFTER, 'uy');
+/** "a 37.5-hour week", "a 5-day week": a hyphenated unit before a time is a rate per that time. */
+const PER_COMPOUND = /\s(?<time>day|week|fortnight|month|year)(?![\p{L}\p{N}])/uy;
 const SCALES: Record<string, number> = {
   k: 1e3,
   K: 1e3,
@@ -191,7 +193,11 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const unitText = UNIT_HERE.exec(text)?.[0];
     let end = m.index + m[0].length + (unitText?.length ?? 0);
     PER_HERE.lastIndex = end;
-    const per = PER_HERE.exec(text);
+    let per = PER_HERE.exec(text);
+    if (!per && unitText?.startsWith('-')) {
+      PER_COMPOUND.lastIndex = end;
+      per = PER_COMPOUND.exec(text);
+    }
     if (per) end += per[0].length;
     const after = unitText?.trim();
     const euroAfter = after === '€';
