@@ -159,7 +159,9 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
 
 const simple = (cls: string, kind: FactKind): Unit => ({ cls, accepts: [cls], kind });
 
-const TIME_PER = 'second|sec|s|minute|min|hour|hr|h|day|d|week|wk|fortnight|month|mo|year|yr|annum|decade';
+/** Time units by name, singular: what a rate is per, and what "a" or "per" counts one of. */
+export const TIME_WORDS = 'second|minute|hour|day|week|fortnight|month|year|decade';
+const TIME_PER = `${TIME_WORDS}|sec|s|min|hr|h|d|wk|mo|yr|annum`;
 const PER_SHORT: Record<string, string> = { d: 'day', wk: 'week', mo: 'month', yr: 'year', annum: 'year' };
 /**
  * What a figure is per, right after it and its unit: a time ("per hour", "a day", "/h", "every week"), or

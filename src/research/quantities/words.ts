@@ -1,6 +1,6 @@
 import type { Fact } from './fact.js';
 import { approximation } from './numbers.js';
-import { FRACTION_PERCENT, quantity, type Reading, UNIT_AFTER, unitOf } from './units.js';
+import { FRACTION_PERCENT, quantity, type Reading, TIME_WORDS, UNIT_AFTER, unitOf } from './units.js';
 
 // Numbers written as words, with what they count: "thirty days", "fifteen percent", "twenty-five",
 // "one hundred and five", "a dozen", "one and a half hours" (1.5 hours), "half an hour", "an hour and a half".
@@ -227,7 +227,7 @@ function shares(text: string, facts: Fact[]): void {
     facts.push({ ...quantity(m[0], [{ value: 50, unit: FRACTION_PERCENT }]), weak: true });
 }
 
-const A_UNIT = /\b(?:[Aa]n?|[Pp]er)\s(second|minute|hour|day|week|fortnight|month|year|decade)(?!\p{L})/gu;
+const A_UNIT = new RegExp(`\\b(?:[Aa]n?|[Pp]er)\\s(${TIME_WORDS})(?!\\p{L})`, 'gu');
 
 /**
  * "within a fortnight", "lasts a decade", "per hour": one of a time unit, which a source states as surely
