@@ -73,7 +73,12 @@ export async function createEmbedder(
   const override = env.AGENT_EMBEDDINGS_BASE_URL?.trim() || undefined;
   if (spec.provider === 'ollama') {
     const base = ollamaHost(override ?? env.OLLAMA_HOST);
-    return { ...spec, label, embed: (texts, signal) => ollamaEmbed(base, spec.model, texts, env, signal) };
+    const variable = override ? 'AGENT_EMBEDDINGS_BASE_URL' : 'OLLAMA_HOST';
+    return {
+      ...spec,
+      label,
+      embed: (texts, signal) => ollamaEmbed(base, spec.model, texts, env, signal, variable),
+    };
   }
   const baseURL = override ?? (env.OPENAI_BASE_URL || undefined);
   if (spec.provider === 'openai' && !env.OPENAI_API_KEY)
@@ -111,7 +116,15 @@ export async function createEmbedder(
         const vectors = [...reply.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
         return checked(vectors, texts, reply.usage?.prompt_tokens);
       } catch (error) {
-        throw translateError(error, vendor, spec.model, signal);
+        // Named when it set the address: that is the setting to check, not OPENAI_BASE_URL.
+        throw translateError(
+          error,
+          vendor,
+          spec.model,
+          signal,
+          undefined,
+          override && 'AGENT_EMBEDDINGS_BASE_URL',
+        );
       }
     },
   };
@@ -154,7 +167,9 @@ async function ollamaEmbed(
   model: string,
   texts: string[],
   env: NodeJS.ProcessEnv,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  /** The variable that set `base`, named when it cannot be reached. */
+  variable: string,
 ): Promise<Embedding> {
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new AbortedError();
@@ -176,7 +191,7 @@ async function ollamaEmbed(
       throw new ProviderError(
         limit.aborted
           ? `Ollama did not answer in time (after retries) at ${base}.`
-          : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check OLLAMA_HOST.`,
+          : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check ${variable}.`,
       );
     }
     const retryable = [408, 409, 429].includes(response.status) || response.status >= 500;

@@ -32,6 +32,8 @@ export function translateError(
   model: string,
   signal?: AbortSignal,
   partial?: () => AssistantMessage,
+  /** The variable that set the server's address, where it is not the vendor's usual one. */
+  urlVariable?: string,
 ): AgentError {
   // A cancelled request can surface as any kind of network error: the cancellation is what happened.
   if (signal?.aborted) return new AbortedError({ partial: partial?.() });
@@ -49,7 +51,7 @@ export function translateError(
   }
   if (kind === 'APIConnectionError') {
     return new ProviderError(
-      `Could not reach ${vendor}: ${String(detail).replace(/\.+$/, '')}. Check the network and ${BASE_URL_VARIABLE[vendor] ?? 'OPENAI_BASE_URL (or OLLAMA_HOST)'}.`,
+      `Could not reach ${vendor}: ${String(detail).replace(/\.+$/, '')}. Check the network and ${urlVariable ?? BASE_URL_VARIABLE[vendor] ?? 'OPENAI_BASE_URL (or OLLAMA_HOST)'}.`,
     );
   }
   switch (e.status) {

@@ -113,6 +113,8 @@ describe('agent research with embeddings', () => {
       const said = r.stderr.split('\n').filter((l) => l && !l.startsWith('·'));
       expect(said).toHaveLength(1);
       expect(said[0]).toMatch(/embeddings server.*keywords \(BM25\) only this run\.$/);
+      // The setting that gave the address is the one named, not OPENAI_BASE_URL.
+      expect(said[0]).toMatch(/Check the network and AGENT_EMBEDDINGS_BASE_URL\./);
       const out = JSON.parse(r.stdout);
       expect(out.retrieval).toMatchObject({ mode: 'bm25', fallback: expect.any(String) });
       expect(out.answer).toMatch(/ZX-4471/);
