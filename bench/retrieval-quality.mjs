@@ -14,12 +14,15 @@
 // one passage, as this build cuts them, and nowhere else in the corpus.
 //
 // Usage: npm run build && node bench/retrieval-quality.mjs [--cli bin/agent.js] [--corpus DIR]
-//   [--modes bm25,semantic,hybrid] [--misses] [--check] [--in-process]
+//   [--modes bm25,semantic,hybrid] [--misses] [--check] [--in-process | --passages]
 //   --check       only check the corpus: quotes, and the content words a paraphrased question shares
 //                 with its passage (there should be none)
 //   --in-process  a reference ranked in this process instead of by the CLI, for a CLI whose --json has
 //                 no `retrieval` yet: bm25 is this build's searchPassages (what extractive answers are
 //                 built from), semantic the wink vectors' cosine, hybrid the two fused by reciprocal rank
+//   --passages    this build's own retriever (BM25, vectors and their fusion, as research runs them)
+//                 called in this process with the loopback embedder: each question's right passage is
+//                 matched by its text, so top 1 and top 5 are passage-level, not document-level
 //   --misses      list the questions whose right passage is not in the top 5
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -39,6 +42,7 @@ const cli = resolve(arg('--cli', join(ROOT, 'bin', 'agent.js')));
 const corpus = resolve(arg('--corpus', join(ROOT, 'bench', 'retrieval-corpus')));
 const docsDir = join(corpus, 'documents');
 const inProcess = flag('--in-process');
+const passageLevel = flag('--passages');
 const modes = arg('--modes', 'bm25,semantic,hybrid').split(',');
 const KINDS = ['lexical', 'paraphrased'];
 
@@ -293,15 +297,56 @@ async function measureInProcess(mode) {
 let embedder;
 let passageVectors;
 
+/**
+ * This build's Retriever, as a research run drives it, over an in-memory index, each question's passages
+ * (best first) searched for the right one by its text.
+ */
+async function measurePassages(mode, wink) {
+  const { openStore } = await import(join(ROOT, 'dist', 'store', 'open.js'));
+  const { Retriever } = await import(join(ROOT, 'dist', 'research', 'retrieval', 'retriever.js'));
+  const { retrievalSetup } = await import(join(ROOT, 'dist', 'research', 'retrieval', 'settings.js'));
+  const started = performance.now();
+  const store = await openStore(':memory:');
+  await dist.documents.refreshIndex(store, docsDir);
+  const env = { AGENT_EMBEDDINGS_BASE_URL: wink.url, OPENAI_API_KEY: 'bench' };
+  const setup = await retrievalSetup(
+    { retrieval: mode, ...(mode === 'bm25' ? {} : { embeddings: 'openai-compatible:wink' }) },
+    env,
+  );
+  const notices = [];
+  const retriever = new Retriever(setup, {
+    store,
+    root: docsDir,
+    runId: `bench-${mode}`,
+    concurrency: 4,
+    emit: (e) => e.type === 'notice' && notices.push(e.message),
+  });
+  await retriever.prepare('index warm-up: which documents are there?');
+  if (notices.length) fail(`${mode}: ${notices[0]}`);
+  const indexMs = performance.now() - started;
+  const asked = performance.now();
+  const ranks = [];
+  for (const [i, q] of questions.entries()) {
+    const hits = await retriever.passages(q.question, 16);
+    ranks.push(hits.findIndex((h) => matches({ text: h.text }, i)));
+  }
+  await store.close?.();
+  return { ranks, indexMs, askMs: performance.now() - asked };
+}
+
 const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(0)}%`.padStart(5) : '    –');
 const wall = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const rows = [];
 const missed = [];
-const wink = inProcess ? undefined : await startWinkEmbedder().catch((error) => die(error.message));
+const wink = inProcess && !passageLevel ? undefined : await startWinkEmbedder().catch((error) => die(error.message));
 try {
   for (const mode of modes) {
     const textsBefore = wink?.requests.texts ?? 0;
-    const { ranks, indexMs, askMs } = inProcess ? await measureInProcess(mode) : await measureCli(mode, wink);
+    const { ranks, indexMs, askMs } = passageLevel
+      ? await measurePassages(mode, wink)
+      : inProcess
+        ? await measureInProcess(mode)
+        : await measureCli(mode, wink);
     const embedded = wink ? String(wink.requests.texts - textsBefore) : '–';
     const cells = KINDS.flatMap((kind) => {
       const idx = questions.flatMap((q, i) => (q.kind === kind ? [i] : []));
@@ -311,7 +356,7 @@ try {
       ];
     });
     rows.push(
-      `| ${(inProcess ? `${mode} (in process)` : mode).padEnd(21)} | ${cells.join(' | ')} | ${wall(indexMs).padStart(7)} | ${wall(askMs).padStart(8)} | ${embedded.padStart(5)} |`,
+      `| ${(passageLevel ? `${mode} (passages)` : inProcess ? `${mode} (in process)` : mode).padEnd(21)} | ${cells.join(' | ')} | ${wall(indexMs).padStart(7)} | ${wall(askMs).padStart(8)} | ${embedded.padStart(5)} |`,
     );
     questions.forEach((q, i) => {
       if (ranks[i] < 0 || ranks[i] >= 5)

@@ -100,7 +100,26 @@ export async function planResearch(
 ): Promise<{ plan: PlanView; usage: RunUsage }> {
   const emit = (e: ResearchEvent) => o.onEvent?.(e);
   await indexStep(o, emit);
-  return planChain(o, o.models, settingsOf(o), emit);
+  // The planner is shown the documents the run itself would be (by hybrid retrieval where it is set up).
+  const retriever = retrieverFor(o, o.runId ?? randomUUID(), emit);
+  await embedStep(retriever, o.question, emit);
+  const planned = await planChain({ ...o, retriever }, o.models, settingsOf(o), emit);
+  return retriever.usage.calls > 0
+    ? { ...planned, usage: addRunUsage(planned.usage, retriever.usage) }
+    : planned;
+}
+
+function retrieverFor(o: ResearchOptions, runId: string, emit: (e: ResearchEvent) => void, purse?: Purse) {
+  return new Retriever(o.retrieval ?? { mode: 'bm25' }, {
+    store: o.store,
+    root: o.contentDir,
+    runId,
+    userPrices: o.userPrices,
+    signal: o.signal,
+    emit,
+    purse,
+    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+  });
 }
 
 export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
@@ -176,16 +195,7 @@ async function research(
   // Embeddings count under the cap with the model calls: the run's purse is made here when it has none.
   const purse =
     o.purse ?? (o.maxCostUsd !== undefined && o.retrieval?.embedder ? new Purse(o.maxCostUsd) : undefined);
-  const retriever = new Retriever(o.retrieval ?? { mode: 'bm25' }, {
-    store: o.store,
-    root: o.contentDir,
-    runId,
-    userPrices: o.userPrices,
-    signal: o.signal,
-    emit,
-    purse,
-    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
-  });
+  const retriever = retrieverFor(o, runId, emit, purse);
   await embedStep(retriever, o.question, emit);
 
   if (!o.models) {

@@ -1,8 +1,8 @@
 import { AbortedError } from '../../errors.js';
 import { SEARCH_SETUP_HINT } from '../../tools/search/config.js';
-import { type DocumentInfo, searchDocuments } from '../documents.js';
+import type { DocumentInfo } from '../documents.js';
 import { type Emit, MAX_TOKENS } from '../model-call.js';
-import { fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
+import { bestDocuments, fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
 import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from '../planning/plan.js';
 import { checkPlanDocuments, type PlanView, planView } from '../planning/plan-file.js';
 import { CapReached, capTooLow } from '../run/budget.js';
@@ -33,9 +33,7 @@ export async function choosePlan(
     if (webAvailable) preloadWebModules();
     emit({ type: 'step', name: 'plan' });
     const shown: DocumentInfo[] =
-      all.length > PLAN_LIST_LIMIT
-        ? await searchDocuments(o.store, o.contentDir, o.question, PLAN_LIST_LIMIT)
-        : all;
+      all.length > PLAN_LIST_LIMIT ? await bestDocuments(o, o.question, PLAN_LIST_LIMIT) : all;
     const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
     const planned = await makePlan(
       async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/store.js';
+import type { DocumentInfo, Store } from '../../store/store.js';
 import { stem, words } from '../text.js';
 import { splitPassages } from './passages.js';
 import { type PassageSpan, queryTerms, rankPassages } from './search.js';
@@ -30,6 +30,8 @@ export const GAP = '[…]';
 
 /** What ranks a document's passages for a run (research/retrieval/'s Retriever). */
 export interface PassageRanker {
+  /** The folder's documents best for `query`, best first (what the planner is shown of a large folder). */
+  rankDocuments(query: string, limit: number): Promise<DocumentInfo[]>;
   rankInDocument(documentId: number, slug: string, queries: string[]): Promise<number[]>;
   /** The passages (ordinals) sent of the document. */
   sent(slug: string, ordinals: number[]): void;

@@ -12,8 +12,18 @@ import {
 } from './plan.js';
 import { NO_FACTS } from './prompts.js';
 
-/** Above this many documents the planner sees only the best full-text matches, not the whole list. */
+/** Above this many documents the planner sees only the best matches for the question, not the whole list. */
 export const PLAN_LIST_LIMIT = 60;
+
+/**
+ * The folder's documents best for `query`: by the run's retrieval (hybrid or semantic ranks them by their
+ * passages' meaning too, so a question worded otherwise still finds its document), else by keywords.
+ */
+export function bestDocuments(o: ResearchOptions, query: string, limit: number): Promise<DocumentInfo[]> {
+  return o.retriever
+    ? o.retriever.rankDocuments(query, limit)
+    : searchDocuments(o.store, o.contentDir, query, limit);
+}
 
 /**
  * The follow-up question to the small model. A reply that is not usable JSON twice ends deepening with a
@@ -37,7 +47,7 @@ export async function followUp(
   const unread = st.all.filter((d) => !st.seen.has(`doc:${d.slug}`));
   const shown =
     unread.length > PLAN_LIST_LIMIT
-      ? (await searchDocuments(o.store, o.contentDir, o.question, PLAN_LIST_LIMIT * 2))
+      ? (await bestDocuments(o, o.question, PLAN_LIST_LIMIT * 2))
           .filter((d) => !st.seen.has(`doc:${d.slug}`))
           .slice(0, PLAN_LIST_LIMIT)
       : unread;
@@ -78,8 +88,8 @@ export async function followUp(
   }
 }
 
-/** A plan that chose nothing still gets the best full-text matches, rather than an answer from nothing. */
+/** A plan that chose nothing still gets the best matches, rather than an answer from nothing. */
 export async function fallbackPlan(o: ResearchOptions): Promise<Plan> {
-  const hits = await searchDocuments(o.store, o.contentDir, o.question, 2);
+  const hits = await bestDocuments(o, o.question, 2);
   return { documents: hits.map((h) => h.slug), searches: [] };
 }

@@ -19,10 +19,14 @@ export interface Fused<T> {
   score: number;
 }
 
+const CALENDAR =
+  /^(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
+
 /**
  * The query's tokens that name something exactly: any with a digit ("EXP-204", "$1,250", "4.5%", "2026"),
  * any with a capital after its first letter ("ACME", "iPhone"), and capitalised words other than the
- * first ("Okonkwo", "Lisbon"), which are matched with their case. Cut of surrounding punctuation.
+ * first ("Okonkwo", "Lisbon"), which are matched with their case — but not months and weekdays, which
+ * English capitalises by rule, not because they name one thing. Cut of surrounding punctuation.
  */
 export function exactTokens(query: string): string[] {
   const raw = query.split(/\s+/).map((t) => t.replace(/^[^\p{L}\p{N}$€£]+|[^\p{L}\p{N}%]+$/gu, ''));
@@ -30,7 +34,7 @@ export function exactTokens(query: string): string[] {
   raw.forEach((token, i) => {
     if (token.length < 2) return;
     if (/\p{N}/u.test(token) || /^.+\p{Lu}/u.test(token)) out.add(token);
-    else if (i > 0 && /^\p{Lu}\p{Ll}/u.test(token)) out.add(token);
+    else if (i > 0 && /^\p{Lu}\p{Ll}/u.test(token) && !CALENDAR.test(token)) out.add(token);
   });
   return [...out];
 }
@@ -47,16 +51,26 @@ export function exactMatchers(tokens: string[]): RegExp[] {
   });
 }
 
-/** The weight of the list that does not lead: it breaks ties and fills in, it does not reorder. */
-export const TRAILING_WEIGHT = 0.25;
+/** Coverage at or below which the vectors alone order the passages, and at or above which keywords do. */
+export const VECTORS_ALONE = 0.35;
+export const KEYWORDS_ALONE = 0.65;
+/**
+ * The weight a list keeps when the other orders alone: its passages fill in after the other's and break
+ * its ties, never reorder it (1/1000 of a reciprocal rank is below any gap between two of 50 ranks).
+ */
+export const FILL_WEIGHT = 0.001;
 
 /**
- * Which list leads, from how much of the question the best keyword passage holds (its content words,
- * stemmed): half or more, and the question is worded as the documents are — keywords lead; less, and
- * it is worded otherwise — the vectors lead (keyword search then mostly finds a common word).
+ * Each list's weight, from how much of the question the best keyword passage holds (its content words,
+ * stemmed). Most of it, and the question is worded as the documents are: keywords order, the vectors
+ * only fill in. Little of it, and it is worded otherwise: keyword search mostly matches a common word, so
+ * the vectors order. Between the two the weights move linearly, plain fusion at the middle. Any fixed
+ * weight for the trailing list reorders the leading one: reciprocal ranks 1 and 10 differ by less than a
+ * quarter of a trailing rank 1 does.
  */
 export function leadWeights(coverage: number): { bm25: number; vector: number } {
-  return coverage >= 0.5 ? { bm25: 1, vector: TRAILING_WEIGHT } : { bm25: TRAILING_WEIGHT, vector: 1 };
+  const b = Math.min(1, Math.max(0, (coverage - VECTORS_ALONE) / (KEYWORDS_ALONE - VECTORS_ALONE)));
+  return { bm25: Math.max(FILL_WEIGHT, b), vector: Math.max(FILL_WEIGHT, 1 - b) };
 }
 
 /** The share of the query's words (stemmed) that the text holds. */

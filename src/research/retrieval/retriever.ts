@@ -1,7 +1,7 @@
 import { AbortedError, errorMessage, ProviderError } from '../../errors.js';
 import { costOf, findPrice, type PriceTable } from '../../providers/prices.js';
 import { StoreError } from '../../store/errors.js';
-import type { PassageHit, Store, VectorHit } from '../../store/store.js';
+import type { DocumentInfo, PassageHit, Store, VectorHit } from '../../store/store.js';
 import { unit } from '../../store/vectors.js';
 import { emptyUsage } from '../../types.js';
 import { queryTerms, rankPassages } from '../documents/search.js';
@@ -99,14 +99,33 @@ export class Retriever {
     }
   }
 
-  /** The folder's passages best for `query`, best first, each with its ranks. */
+  /** The folder's passages best for `query`, best first, each with its ranks (and reported as given). */
   async passages(query: string, limit: number): Promise<RankedPassage[]> {
+    return this.record(await this.search(query, limit));
+  }
+
+  /**
+   * The folder's documents best for `query`, best first: those of its best passages (as passages()
+   * ranks them), then those keyword search ranks best. What the planner is shown of a large folder.
+   */
+  async rankDocuments(query: string, limit: number): Promise<DocumentInfo[]> {
+    const { store, root } = this.ctx;
+    const terms = queryTerms(query);
+    const byKeywords = terms.length ? await store.index.searchDocuments(root, terms, limit) : [];
+    if (!this.usesVectors) return byKeywords;
+    const out = new Map<string, DocumentInfo>();
+    for (const { slug, title, path } of [...(await this.search(query, CANDIDATES)), ...byKeywords])
+      if (out.size < limit && !out.has(slug)) out.set(slug, { slug, title, path });
+    return [...out.values()];
+  }
+
+  private async search(query: string, limit: number): Promise<RankedPassage[]> {
     const { store, root } = this.ctx;
     const terms = queryTerms(query);
     const vector = this.usesVectors ? await this.queryVector(query) : undefined;
     if (!vector || !this.space) {
       const hits = terms.length ? await store.index.searchPassages(root, terms, limit) : [];
-      return this.record(hits.map((h, i) => ({ ...h, bm25Rank: i + 1, vectorRank: null, score: h.score })));
+      return hits.map((h, i) => ({ ...h, bm25Rank: i + 1, vectorRank: null, score: h.score }));
     }
     const semantic = this.mode === 'semantic';
     const bm25 = !semantic && terms.length ? await store.index.searchPassages(root, terms, CANDIDATES) : [];
@@ -133,12 +152,13 @@ export class Retriever {
         ? undefined
         : leadWeights(coverage(terms, words(`${bm25[0].headingPath} ${bm25[0].text}`))),
     );
-    return this.record(fused.slice(0, limit).map(ranked));
+    return fused.slice(0, limit).map(ranked);
   }
 
   /**
    * The ordinals of one document's passages best for the queries, best first: BM25 (rankPassages) fused
-   * with each query's nearest passages of the document (their similarities added up).
+   * with each query's nearest passages of the document (their similarities added up), weighted as in
+   * passages() by how much of a query the document's best keyword passage holds.
    */
   async rankInDocument(documentId: number, slug: string, queries: string[]): Promise<number[]> {
     const bm25 = await rankPassages(this.ctx.store, documentId, queries);
@@ -156,16 +176,36 @@ export class Retriever {
       for (const h of near) scores.set(h.ordinal, (scores.get(h.ordinal) ?? 0) + h.similarity);
     }
     const vector = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o);
-    const fused = this.usesVectors
-      ? fuse(this.mode === 'semantic' ? [] : bm25, vector, String, () => '')
-      : fuse(bm25, [], String, () => '');
+    const semantic = this.mode === 'semantic';
+    const fused = !this.usesVectors
+      ? fuse(bm25, [], String, () => '')
+      : semantic || bm25[0] === undefined
+        ? fuse([], vector, String, () => '')
+        : fuse(
+            bm25,
+            vector,
+            String,
+            () => '',
+            [],
+            [],
+            await this.documentWeights(documentId, bm25[0], queries),
+          );
     this.documents.set(slug, new Map(fused.map((f) => [f.item, f])));
     // Each list's best passages go first, in fused order: a passage only the vectors find (its words are
     // not the question's) is not crowded out by many that match a common word of the question weakly.
-    const heads = new Set([...bm25.slice(0, HEADS), ...vector.slice(0, HEADS)]);
+    const heads = new Set([...(semantic ? [] : bm25.slice(0, HEADS)), ...vector.slice(0, HEADS)]);
     return [...fused.filter((f) => heads.has(f.item)), ...fused.filter((f) => !heads.has(f.item))].map(
       (f) => f.item,
     );
+  }
+
+  /** leadWeights from the share of the best-held query's words that the document's best passage holds. */
+  private async documentWeights(documentId: number, best: number, queries: string[]) {
+    const { index } = this.ctx.store;
+    const span = (await index.passageSpans(documentId)).find((s) => s.ordinal === best);
+    const text = span ? await index.spanReader()(documentId, span.start, span.end) : '';
+    const held = words(`${span?.headingPath ?? ''} ${text}`);
+    return leadWeights(Math.max(0, ...queries.map((q) => coverage(queryTerms(q), held))));
   }
 
   /** The passages documentSource sent of a document it ranked: they go into the run's report. */

@@ -131,6 +131,13 @@ describe('exact-match rule', () => {
     expect(f!.test('up to $1,250,000')).toBe(false);
   });
 
+  it('does not take months and weekdays for names: English capitalises them by rule', () => {
+    expect(exactTokens('Is the office shut on Monday in May when Okonkwo visits Lisbon?')).toEqual([
+      'Okonkwo',
+      'Lisbon',
+    ]);
+  });
+
   it('fuses by reciprocal rank: a passage both lists rank beats one only one list ranks first', () => {
     const a = { id: 1, text: 'a' };
     const b = { id: 2, text: 'b' };
@@ -159,9 +166,28 @@ describe('which list leads', () => {
     expect(order(leadWeights(c))).toEqual(['a', 'b', 'c']);
   });
 
-  it('the vectors lead when it holds fewer (the question is worded otherwise)', () => {
+  it('the vectors lead when it holds little (the question is worded otherwise)', () => {
     const c = coverage(['ride', 'bike', 'claim'], words('Bikes are parked in the basement'));
     expect(c).toBeCloseTo(1 / 3);
     expect(order(leadWeights(c))).toEqual(['c', 'b', 'a']);
+  });
+
+  it('the list that leads is never reordered by the other, which only fills in after it', () => {
+    // 50 candidates each; the other ranks the leading list's last passages first.
+    const a = Array.from({ length: 50 }, (_, i) => `p${i}`);
+    const b = [...a.slice(40).reverse(), 'only-b'];
+    for (const c of [0, 0.2, 0.35, 0.65, 0.8, 1]) {
+      const weights = leadWeights(c);
+      // `a` is the list that leads at this coverage: the keyword list, or the vector list.
+      const [bm25, vector] = weights.bm25 > weights.vector ? [a, b] : [b, a];
+      const fused = fuse(bm25, vector, String, () => '', [], [], weights);
+      expect(fused.map((f) => f.item)).toEqual([...a, 'only-b']);
+    }
+  });
+
+  it('between the two, both lists count: a passage both rank well beats one only one ranks first', () => {
+    const weights = leadWeights(0.5);
+    expect(weights.bm25).toBeCloseTo(weights.vector);
+    expect(fuse(['a', 'b'], ['c', 'b'], String, () => '', [], [], weights)[0]!.item).toBe('b');
   });
 });

@@ -120,3 +120,44 @@ it('counts embeddings under --max-cost, and stops embedding at the cap, by keywo
   });
   expect(capped.events.filter((e) => e.type === 'notice')).toHaveLength(1);
 });
+
+it('shows the planner of a large folder the documents hybrid retrieval finds, not only keyword matches', async () => {
+  // More documents than the planner is shown (60), every other one matching the question's words.
+  const big = mkdtempSync(join(tmpdir(), 'agent-hybrid-plan-'));
+  for (let i = 0; i < 80; i++)
+    writeFileSync(
+      join(big, `rule-${i}.md`),
+      `# Work rule ${i}\n\nClaim forms for item ${i} of the work records go to the office manager, who files each claim.\n`,
+    );
+  writeFileSync(
+    join(big, 'cycle-scheme.md'),
+    '# Cycle-to-office scheme\n\nStaff who cycle to the office may join the scheme: the commuting allowance pays 30 pence a mile.\n',
+  );
+  const store = sqliteStoreNow(':memory:');
+  const provider = scriptedProvider((request) => {
+    const s = step(request);
+    if (s === 'plan') return reply([text('```json\n{"documents": ["cycle-scheme"], "searches": []}\n```')]);
+    if (s === 'extract') return reply([text('- The commuting allowance pays 30 pence a mile [1]')]);
+    return reply([text('Yes: the commuting allowance pays 30 pence a mile [1].')]);
+  });
+  const embedder = await createEmbedder(parseEmbeddingsSpec('openai-compatible:fake-embed'), {
+    AGENT_EMBEDDINGS_BASE_URL: server.baseURL,
+  });
+  const planShown = async (retrieval?: Parameters<typeof runResearch>[0]['retrieval']) => {
+    await runResearch({
+      question: QUESTION,
+      store,
+      contentDir: big,
+      env: {},
+      models: { provider, smallModel: 's', largeModel: 'l' },
+      ...(retrieval ? { retrieval } : {}),
+      save: false,
+    });
+    return JSON.stringify(provider.requests.findLast((r) => step(r) === 'plan')!.messages);
+  };
+  // By keywords, the 60 documents shown are rules that share the question's words.
+  const byKeywords = await planShown();
+  expect(byKeywords).toContain('rule-');
+  expect(byKeywords).not.toContain('cycle-scheme');
+  expect(await planShown({ mode: 'hybrid', embedder })).toContain('cycle-scheme');
+});
