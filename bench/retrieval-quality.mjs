@@ -338,7 +338,8 @@ const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(0)}%`.padStart(5) : '    â
 const wall = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const rows = [];
 const missed = [];
-const wink = inProcess && !passageLevel ? undefined : await startWinkEmbedder().catch((error) => die(error.message));
+const wink =
+  inProcess && !passageLevel ? undefined : await startWinkEmbedder().catch((error) => die(error.message));
 try {
   for (const mode of modes) {
     const textsBefore = wink?.requests.texts ?? 0;
