@@ -1,5 +1,6 @@
 import { FormatError } from './errors.js';
 import { escapeMarkdownLine } from './escape.js';
+import { codeBlock, codeRun, plainMono } from './pdf/code.js';
 import { undecodable, undecodableMessage } from './pdf/decode.js';
 import { damaged, openPdf, PDF_NO_TEXT } from './pdf/document.js';
 import {
@@ -70,16 +71,26 @@ function usableTitle(raw: unknown): string | undefined {
 // Three rule characters or more, and nothing else: a lone dash (a cell meaning "none") stays.
 const RULE = /^(?:\s*[-_=–—‐─━]){3,}\s*$/;
 
-/** One page's lines as Markdown: headings with `#`, other lines escaped so none reads as structure. */
+/** One page's lines as Markdown: headings with `#`, code fenced, other lines escaped so none reads as structure. */
 function renderPage(all: HeadedLine[]): string {
   // A rule set as text (a row of dashes or underscores) is decoration, never a Markdown rule.
-  const lines = all.filter((l) => l.table || l.heading || !RULE.test(l.text));
+  const lines = all.filter((l) => l.table || l.heading || l.mono || !RULE.test(l.text));
   let out = '';
-  for (const [i, line] of lines.entries()) {
+  let block = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
     const prev = lines[i - 1];
+    const run = codeRun(lines, i);
     if (prev)
-      out += line.heading || line.paragraph || line.table || prev.heading || prev.table ? '\n\n' : '\n';
-    if (line.table) out += tableMarkdown(line.table);
+      out +=
+        run || block || line.heading || line.paragraph || line.table || prev.heading || prev.table
+          ? '\n\n'
+          : '\n';
+    block = run > 0;
+    if (run) {
+      out += codeBlock(lines.slice(i, i + run));
+      i += run - 1;
+    } else if (line.table) out += tableMarkdown(line.table);
     else if (line.heading) out += `${'#'.repeat(line.heading)} ${line.text}`;
     else out += escapeMarkdownLine(line.text);
   }
@@ -99,7 +110,7 @@ export function pageText(items: TextPiece[]): string {
  * column or a page (its footer already gone) is whole again; the document's own words are the judge.
  */
 function joinWords(pages: HeadedLine[][]): void {
-  const lines = pages.flatMap((page) => page.filter((l) => !l.heading && !l.table));
+  const lines = pages.flatMap((page) => page.filter((l) => !l.heading && !l.table && !l.mono));
   const texts = lines.map((l) => l.text);
   if (!anyBroken(texts)) return;
   const joined = joinHyphenated(texts, vocabulary(texts), systemDictionary);
@@ -155,6 +166,7 @@ export async function readPdf(data: Uint8Array, options: ReadPdfOptions = {}): P
     if (!stopped && !pages.some((p) => p.some((l) => /[\p{L}\p{N}]/u.test(l.text))))
       throw new FormatError(unreadable.length ? undecodableMessage(unreadable) : PDF_NO_TEXT);
     dropRunning(pages);
+    plainMono(pages);
     const largest = titleBySize(pages);
     if (bookmarks.length) placeBookmarks(pages, bookmarks);
     else {

@@ -21,6 +21,8 @@ export interface PdfRun {
   undecodable?: boolean;
   /** Drawn in Helvetica-Bold. */
   bold?: boolean;
+  /** Drawn in Courier, a monospaced font (code). */
+  mono?: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ function textStream(lines: (string | PdfRun)[]): string {
     const at = run.y ?? y;
     // One text object per line, each placed absolutely, as many PDF producers write them.
     if (run.text) {
-      const font = run.undecodable ? 'F3' : run.ligatures ? 'F2' : run.bold ? 'F4' : 'F1';
+      const font = run.undecodable ? 'F3' : run.ligatures ? 'F2' : run.bold ? 'F4' : run.mono ? 'F5' : 'F1';
       // Tc is graphics state, kept across text objects: every line sets its own.
       const spacing = `${run.charSpacing ?? 0} Tc `;
       const text = run.undecodable
@@ -180,7 +182,7 @@ const stream = (content: string) =>
 
 /** Builds a PDF whose pages hold the given lines in Helvetica, one text object per line. */
 export function makePdf(spec: PdfSpec): Buffer {
-  // 1 catalog, 2 page tree, 3 to 6 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
+  // 1 catalog, 2 page tree, 3 to 7 fonts, then a page and its content stream per page, then Info, XMP and Encrypt.
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '',
@@ -188,13 +190,14 @@ export function makePdf(spec: PdfSpec): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl] >> >>',
     `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 ${Array.from({ length: 31 }, (_, i) => `/glyph.x${i + 1}`).join(' ')}] >> >>`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>',
   ];
   const kids: string[] = [];
   for (const [index, lines] of spec.pages.entries()) {
     const pageNumber = objects.length + 1;
     kids.push(`${pageNumber} 0 R`);
     objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R /F5 7 0 R >> >> /Contents ${pageNumber + 1} 0 R >>`,
     );
     const content = spec.imageOnly ? IMAGE_STREAM : textStream(lines);
     objects.push(stream([content, ...ruleOps(spec.rules?.[index])].join('\n')));

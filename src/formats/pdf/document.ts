@@ -83,6 +83,8 @@ export async function readPageLines(
     // Ligatures are spelled out by cleanLine, which is cheaper than pdf.js's normalisation of every item.
     const content = await page.getTextContent({ disableNormalization: true });
     const pieces = piecesOf(content.items.filter((i): i is TextItem => 'str' in i));
+    // pdf.js marks a font monospaced from its flags or its widths: code and terminal output are set so.
+    for (const p of pieces) if (p.font && content.styles[p.font]?.fontFamily === 'monospace') p.mono = true;
     const rows = mayHaveTable(pieces);
     let lines = piecesLines(pieces);
     const fonts = page.commonObjs;

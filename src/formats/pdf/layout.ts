@@ -1,4 +1,5 @@
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
+import { monoText } from './mono.js';
 
 // A page's text items in reading order. pdf.js gives items in drawing order, which is often not the
 // order of reading (page numbers of a table of contents drawn last, running headers drawn after the
@@ -20,6 +21,8 @@ export interface Piece {
   font?: string;
   /** Set letter-spaced: its word spaces are as wide as the tracking makes them. */
   spaced?: boolean;
+  /** Set in a monospaced font (pdf.js's style says so). */
+  mono?: boolean;
 }
 
 /** A line of a page in reading order; `size` is the font size of most of it, for telling headings. */
@@ -40,6 +43,11 @@ export interface Line {
   bold?: boolean;
   /** Rows of cells, for a line that stands for a table found on the page. */
   table?: string[][];
+  /**
+   * Set in monospaced fonts throughout: the width of one character. Its text then keeps the spaces the
+   * columns say (code, a terminal's output), and its indent can be told from its x.
+   */
+  mono?: number;
 }
 
 export interface Segment {
@@ -103,6 +111,9 @@ export function rowsOf(pieces: Piece[], gapSizes = SEGMENT_GAP): Segment[][] {
   if (row.length) rows.push(row);
   return rows.map((r) => {
     r.sort((a, b) => a.x - b.x);
+    // In a row set wholly in a monospaced font, spaces are characters: a line of code and its comment
+    // far to the right are one line, not two columns or two cells.
+    const mono = r.every((p) => p.mono);
     const segments: Segment[] = [];
     let prev: Piece | undefined;
     for (const p of r) {
@@ -112,7 +123,7 @@ export function rowsOf(pieces: Piece[], gapSizes = SEGMENT_GAP): Segment[][] {
       const last = segments.at(-1);
       // Between letter-spaced words the gap is a word space plus the tracking: twice as wide a gap.
       const gap = gapSizes * (p.spaced || last?.pieces.at(-1)?.spaced ? 2 : 1);
-      if (last && p.x - last.endX <= gap * Math.max(p.size, last.size)) {
+      if (last && (mono || p.x - last.endX <= gap * Math.max(p.size, last.size))) {
         last.pieces.push(p);
         last.endX = Math.max(last.endX, p.endX);
         last.size = Math.max(last.size, p.size);
@@ -252,9 +263,15 @@ interface RawLine {
   block: number;
   cells?: number[];
   font?: string;
+  mono?: number;
 }
 
 function joinSegments(segs: Segment[], block: number): RawLine | undefined {
+  const mono = monoText(segs.flatMap((s) => s.pieces));
+  if (mono?.text.trim()) {
+    const first = segs[0]!.pieces[0]!;
+    return { text: mono.text, y: segs[0]!.y, x: first.x, size: first.size, block, mono: mono.width };
+  }
   const parts: string[] = [];
   const cells: number[] = [];
   for (const seg of segs) {
@@ -378,6 +395,7 @@ export function piecesLines(pieces: Piece[]): Line[] {
     const out: Line = { text: line.text, y: line.y, x: line.x, size: line.size, paragraph };
     if (line.cells) out.cells = line.cells;
     if (line.font) out.font = line.font;
+    if (line.mono) out.mono = line.mono;
     return out;
   });
 }
