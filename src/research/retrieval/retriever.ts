@@ -41,6 +41,9 @@ export interface RetrieverContext {
   concurrency: number;
 }
 
+/** Folders being embedded in this process, by store, folder and vector space. */
+const embedding = new Map<string, Promise<void>>();
+
 /** A passage given to the model (or quoted), as `--json` "retrieval" lists it. */
 
 export type RankedPassage = PassageHit & Omit<PassageRank, 'document'>;
@@ -81,22 +84,34 @@ export class Retriever {
     if (!(await this.queryVector(question))) return;
     // A read-only database is searched with the vectors it has: passages without one rank by keywords.
     if (this.ctx.store.readOnly) return;
+    // Runs of one batch in this process embed the folder's new passages once: a run that finds another
+    // embedding them waits, then finds nothing left to embed.
+    const key = `${this.ctx.store.location}\n${this.ctx.root}\n${this.space}`;
+    await embedding.get(key)?.catch(() => {});
+    const job = this.embedFolder(onProgress);
+    embedding.set(key, job);
     try {
-      await this.ctx.store.vectors.prune();
-      const embedded = await embedMissing(
-        { space: this.space!, embedTexts: (texts) => this.embedTexts(texts) },
-        this.ctx.store,
-        this.ctx.root,
-        {
-          parallel: Math.min(4, this.ctx.concurrency),
-          signal: this.ctx.signal,
-          onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
-        },
-      );
-      if (embedded && onProgress) onProgress(embedded, embedded);
+      await job;
     } catch (error) {
       this.fallBack(error);
+    } finally {
+      if (embedding.get(key) === job) embedding.delete(key);
     }
+  }
+
+  private async embedFolder(onProgress?: (done: number, total: number) => void): Promise<void> {
+    await this.ctx.store.vectors.prune();
+    const embedded = await embedMissing(
+      { space: this.space!, embedTexts: (texts) => this.embedTexts(texts) },
+      this.ctx.store,
+      this.ctx.root,
+      {
+        parallel: Math.min(4, this.ctx.concurrency),
+        signal: this.ctx.signal,
+        onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
+      },
+    );
+    if (embedded && onProgress) onProgress(embedded, embedded);
   }
 
   /** The folder's passages best for `query`, best first, each with its ranks (and reported as given). */

@@ -161,3 +161,31 @@ it('shows the planner of a large folder the documents hybrid retrieval finds, no
   expect(byKeywords).not.toContain('cycle-scheme');
   expect(await planShown({ mode: 'hybrid', embedder })).toContain('cycle-scheme');
 });
+
+it('embeds a folder once when runs of a batch start together', async () => {
+  const embedder = await createEmbedder(parseEmbeddingsSpec('openai-compatible:fake-embed'), {
+    AGENT_EMBEDDINGS_BASE_URL: server.baseURL,
+  });
+  const questions = ['Who files claim forms?', 'How long are records kept?', 'What does cycling pay?'];
+  const texts = () => server.requests.reduce((n, r) => n + r.count, 0);
+  const run = (store: ReturnType<typeof sqliteStoreNow>, question: string, indexed = false) =>
+    runResearch({
+      question,
+      store,
+      contentDir: dir,
+      env: {},
+      retrieval: { mode: 'hybrid', embedder },
+      save: false,
+      indexed,
+    });
+  // One run alone embeds the folder's passages and its question.
+  server.requests.length = 0;
+  await run(sqliteStoreNow(':memory:'), questions[0]!);
+  const alone = texts();
+  // A batch indexes once, then its runs start together: the folder is embedded once, by one of them.
+  const store = sqliteStoreNow(':memory:');
+  await runResearch({ question: 'warm-up', store, contentDir: dir, env: {}, save: false });
+  server.requests.length = 0;
+  await Promise.all(questions.map((q) => run(store, q, true)));
+  expect(texts()).toBe(alone + questions.length - 1);
+});
