@@ -3,6 +3,7 @@ import { FormatError } from '../errors.js';
 import { LONGEST_BOLD_HEADING, PARAGRAPH_LINE } from './headings.js';
 import { type Line, piecesLines, piecesOf } from './layout.js';
 import { assetPaths, loadPdfJs } from './load.js';
+import { DirectPort } from './port.js';
 import { mayHaveTable, ruledPageLines } from './ruled.js';
 import { rulesOf } from './rules.js';
 import { cleanLine } from './words.js';
@@ -18,11 +19,23 @@ export interface OpenPdf {
   close: () => Promise<void>;
 }
 
-/** Opens a PDF for its text, or throws a FormatError that says it is encrypted, damaged or incomplete. */
-export async function openPdf(data: Uint8Array): Promise<OpenPdf> {
+/**
+ * Opens a PDF for its text, or throws a FormatError that says it is encrypted, damaged or incomplete.
+ * `copying` uses pdf.js's own channel between its halves, which copies every message: slower, kept to
+ * check ours against (see port.ts).
+ */
+export async function openPdf(data: Uint8Array, copying = false): Promise<OpenPdf> {
   if (data.length === 0) throw new FormatError(damaged('the file is empty (0 bytes)'));
-  const { getDocument } = await loadPdfJs();
+  const { getDocument, PDFWorker, parser } = await loadPdfJs();
+  let worker: InstanceType<typeof PDFWorker> | undefined;
+  if (!copying) {
+    const port = new DirectPort();
+    parser.WorkerMessageHandler.initializeFromPort(port);
+    // Its declared types leave out `port`, which the constructor takes (a Worker-like object).
+    worker = new PDFWorker({ port, verbosity: 0 } as unknown as ConstructorParameters<typeof PDFWorker>[0]);
+  }
   const task = getDocument({
+    worker,
     // A copy: pdf.js refuses Buffers and may transfer (detach) the array it is given.
     data: new Uint8Array(data),
     ...assetPaths(),
@@ -34,7 +47,8 @@ export async function openPdf(data: Uint8Array): Promise<OpenPdf> {
     maxImageSize: 1,
     verbosity: 0,
   });
-  const close = () => task.destroy();
+  // A worker given to getDocument is the caller's to end.
+  const close = () => task.destroy().finally(() => worker?.destroy());
   try {
     return { doc: await task.promise, close };
   } catch (error) {

@@ -5,6 +5,11 @@ import { dirname, join } from 'node:path';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
+/** The parser's half of pdf.js: it answers the document's requests over a port. */
+export interface WorkerHalf {
+  WorkerMessageHandler: { initializeFromPort(port: unknown): void };
+}
+
 /** Enough of DOMMatrix for pdf.js's module-level `new DOMMatrix()`; text extraction never draws. */
 class NoCanvasMatrix {
   a = 1;
@@ -19,7 +24,7 @@ const NO_CANVAS = { DOMMatrix: NoCanvasMatrix, ImageData: class {}, Path2D: clas
 // A variable, so TypeScript does not look for type declarations the worker build does not ship.
 const WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
-let pdfjs: Promise<PdfJs> | undefined;
+let pdfjs: Promise<PdfJs & { parser: WorkerHalf }> | undefined;
 
 /**
  * pdf.js on first use. Two of its import-time side effects are undone: in Node it loads a native canvas
@@ -27,7 +32,7 @@ let pdfjs: Promise<PdfJs> | undefined;
  * Array.prototype.push and JSON.parse/stringify, which Node 20 has natively, with slower copies for the
  * whole process.
  */
-export function loadPdfJs(): Promise<PdfJs> {
+export function loadPdfJs(): Promise<PdfJs & { parser: WorkerHalf }> {
   pdfjs ??= (async () => {
     const require = createRequire(import.meta.url);
     const Module = require('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
@@ -39,10 +44,11 @@ export function loadPdfJs(): Promise<PdfJs> {
     };
     try {
       const api = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      // The parser runs in this thread (Node has no web worker); loaded now, inside the same guard,
-      // rather than by pdf.js at its first document.
-      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import(WORKER);
-      return api;
+      // The parser runs in this thread (Node has no web worker); loaded now, inside the same guard.
+      const parser = (await import(WORKER)) as WorkerHalf;
+      // Found there by pdf.js's own in-thread channel, should it be used (see openPdf).
+      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = parser;
+      return { ...api, parser };
     } finally {
       Module._load = load;
       Object.defineProperty(Array.prototype, 'push', { value: push, writable: true, configurable: true });
