@@ -2,7 +2,7 @@ import type { PDFDocumentProxy, TextItem } from 'pdfjs-dist/types/src/display/ap
 import { FormatError } from '../errors.js';
 import { LONGEST_BOLD_HEADING, PARAGRAPH_LINE } from './headings.js';
 import { type Line, piecesLines, piecesOf } from './layout.js';
-import { assetPaths, loadPdfJs } from './load.js';
+import { assetPaths, loadPdfJs, loadStockParser } from './load.js';
 import { DirectPort } from './port.js';
 import { mayHaveTable, ruledPageLines } from './ruled.js';
 import { rulesOf } from './rules.js';
@@ -21,14 +21,17 @@ export interface OpenPdf {
 
 /**
  * Opens a PDF for its text, or throws a FormatError that says it is encrypted, damaged or incomplete.
- * `copying` uses pdf.js's own channel between its halves, which copies every message: slower, kept to
- * check ours against (see port.ts).
+ * `stock` reads it with pdf.js as shipped: its own channel between its halves, which copies every
+ * message, and its parser without our edits. Slower; kept to check ours against (port.ts, parser-edits.ts).
  */
-export async function openPdf(data: Uint8Array, copying = false): Promise<OpenPdf> {
+export async function openPdf(data: Uint8Array, stock = false): Promise<OpenPdf> {
   if (data.length === 0) throw new FormatError(damaged('the file is empty (0 bytes)'));
   const { getDocument, PDFWorker, parser } = await loadPdfJs();
   let worker: InstanceType<typeof PDFWorker> | undefined;
-  if (!copying) {
+  if (stock) {
+    // Where pdf.js's own channel looks for a parser in this thread.
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await loadStockParser();
+  } else {
     const port = new DirectPort();
     parser.WorkerMessageHandler.initializeFromPort(port);
     // Its declared types leave out `port`, which the constructor takes (a Worker-like object).

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { editParser } from './parser-edits.js';
 
 // Loading pdf.js for text extraction only, without what it loads for drawing pages.
 
@@ -24,38 +27,72 @@ const NO_CANVAS = { DOMMatrix: NoCanvasMatrix, ImageData: class {}, Path2D: clas
 // A variable, so TypeScript does not look for type declarations the worker build does not ship.
 const WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
-let pdfjs: Promise<PdfJs & { parser: WorkerHalf }> | undefined;
+type Loaded = PdfJs & {
+  parser: WorkerHalf;
+  /** Whether the parser has the edits of parser-edits.ts. */
+  edited: boolean;
+};
+
+let pdfjs: Promise<Loaded> | undefined;
 
 /**
- * pdf.js on first use. Two of its import-time side effects are undone: in Node it loads a native canvas
+ * Runs `load` with two of pdf.js's import-time side effects undone: in Node it loads a native canvas
  * library (half a second of start-up, used only to draw pages), and its bundled polyfills replace
  * Array.prototype.push and JSON.parse/stringify, which Node 20 has natively, with slower copies for the
  * whole process.
  */
-export function loadPdfJs(): Promise<PdfJs & { parser: WorkerHalf }> {
-  pdfjs ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const Module = require('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
-    const load = Module._load;
-    const { push } = Array.prototype;
-    const { parse, stringify } = JSON;
-    Module._load = function (request, ...rest) {
-      return request === '@napi-rs/canvas' ? NO_CANVAS : load.call(this, request, ...rest);
-    };
-    try {
-      const api = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      // The parser runs in this thread (Node has no web worker); loaded now, inside the same guard.
-      const parser = (await import(WORKER)) as WorkerHalf;
-      // Found there by pdf.js's own in-thread channel, should it be used (see openPdf).
-      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = parser;
-      return { ...api, parser };
-    } finally {
-      Module._load = load;
-      Object.defineProperty(Array.prototype, 'push', { value: push, writable: true, configurable: true });
-      Object.assign(JSON, { parse, stringify });
+async function guarded<T>(load: () => Promise<T>): Promise<T> {
+  const require = createRequire(import.meta.url);
+  const Module = require('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = Module._load;
+  const { push } = Array.prototype;
+  const { parse, stringify } = JSON;
+  Module._load = function (request, ...rest) {
+    return request === '@napi-rs/canvas' ? NO_CANVAS : original.call(this, request, ...rest);
+  };
+  try {
+    return await load();
+  } finally {
+    Module._load = original;
+    Object.defineProperty(Array.prototype, 'push', { value: push, writable: true, configurable: true });
+    Object.assign(JSON, { parse, stringify });
+  }
+}
+
+/** The parser, edited where the edits fit (from a data: URL, the file being read-only), else as shipped. */
+async function importParser(): Promise<{ parser: WorkerHalf; edited: boolean }> {
+  const require = createRequire(import.meta.url);
+  try {
+    const { version } = require('pdfjs-dist/package.json') as { version: string };
+    const file = require.resolve(WORKER);
+    const source = editParser(readFileSync(file, 'utf8'), version);
+    if (source) {
+      // Named after its file in stack traces and profiles, not by the data: URL (megabytes long).
+      const named = `${source}\n//# sourceURL=${pathToFileURL(file).href}?edited\n`;
+      const url = `data:text/javascript;base64,${Buffer.from(named).toString('base64')}`;
+      return { parser: (await import(url)) as WorkerHalf, edited: true };
     }
-  })();
+  } catch {
+    // The parser as shipped, below.
+  }
+  return { parser: (await import(WORKER)) as WorkerHalf, edited: false };
+}
+
+/** pdf.js on first use, its parser in this thread (Node has no web worker). */
+export function loadPdfJs(): Promise<Loaded> {
+  pdfjs ??= guarded(async () => {
+    const api = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    return { ...api, ...(await importParser()) };
+  });
   return pdfjs;
+}
+
+let stock: Promise<WorkerHalf> | undefined;
+
+/** pdf.js's parser as shipped, without the edits: to check them against (see openPdf). */
+export function loadStockParser(): Promise<WorkerHalf> {
+  stock ??= guarded(async () => (await import(WORKER)) as WorkerHalf);
+  return stock;
 }
 
 // CJK fonts need Adobe's CMaps and the 14 standard fonts need their metrics; pdf.js reads both from disk
