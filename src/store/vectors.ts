@@ -10,14 +10,19 @@
 
 export const FOLDED_DIMENSIONS = 512;
 
-/** The vector scaled to length 1 (a zero vector stays zero). */
+/** The vector scaled to length 1 (a zero vector stays zero), as float32. */
 export function unit(vector: ArrayLike<number>): Float32Array {
   let sum = 0;
   for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  const norm = Math.sqrt(sum) || 1;
   const out = new Float32Array(vector.length);
-  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / norm;
+  scaleInto(out, vector, sum);
   return out;
+}
+
+/** `out` = `vector` made unit length, `sum` being its squared length. */
+function scaleInto(out: Float32Array, vector: ArrayLike<number>, sum: number): void {
+  const scale = 1 / (Math.sqrt(sum) || 1);
+  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
 }
 
 /** A fixed ±1 per dimension (a hash of its index), the same in every process and version. */
@@ -27,12 +32,28 @@ const sign = (i: number): number => {
   return (Math.imul(h, 2246822519) >>> 0) & 1 ? 1 : -1;
 };
 
+/** sign(i) for every dimension a model has had so far, computed once rather than per vector. */
+let signs = new Float32Array(0);
+const signsFor = (dims: number): Float32Array => {
+  if (signs.length < dims) signs = Float32Array.from({ length: dims }, (_, i) => sign(i));
+  return signs;
+};
+
 /** The vector folded to FOLDED_DIMENSIONS (unchanged when it has no more), made unit length again. */
 export function fold(vector: Float32Array): Float32Array {
-  if (vector.length <= FOLDED_DIMENSIONS) return vector;
+  const n = vector.length;
+  if (n <= FOLDED_DIMENSIONS) return vector;
+  const s = signsFor(n);
   const out = new Float32Array(FOLDED_DIMENSIONS);
-  for (let i = 0; i < vector.length; i++) out[i % FOLDED_DIMENSIONS]! += sign(i) * vector[i]!;
-  return unit(out);
+  // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
+  for (let base = 0; base < n; base += FOLDED_DIMENSIONS) {
+    const end = Math.min(FOLDED_DIMENSIONS, n - base);
+    for (let j = 0; j < end; j++) out[j]! += s[base + j]! * vector[base + j]!;
+  }
+  let sum = 0;
+  for (let j = 0; j < FOLDED_DIMENSIONS; j++) sum += out[j]! * out[j]!;
+  scaleInto(out, out, sum);
+  return out;
 }
 
 /** A unit vector as int8: components times 127, rounded. */

@@ -23,7 +23,17 @@ export interface EmbedProgress {
   total: number;
 }
 
-/** How many passages were embedded. Throws what a call threw, after the batches in flight are kept. */
+/**
+ * Vectors written in one transaction, at most. Each row also goes into the (model, hash) index at a
+ * random place, so a write rewrites most of the index pages it touches: 4,096 rows a transaction cost
+ * a third of what 512 did, and even more against 64 (one batch). Ctrl-C writes what came back; a kill -9
+ * loses at most these, which the next run embeds again.
+ */
+const WRITE_ROWS = 4096;
+/** Passages read per round: enough batches to keep `parallel` calls busy while earlier ones are written. */
+const ROUND_BATCHES = 16;
+
+/** How many passages were embedded. Throws what a call threw, after the batches already back are kept. */
 export async function embedMissing(
   target: EmbedTarget,
   store: Store,
@@ -35,10 +45,21 @@ export async function embedMissing(
   const progress = { done: 0, total };
   options.onProgress?.(progress);
   const read = store.index.spanReader();
+  let pending: { hash: string; vector: Float32Array }[] = [];
+  const write = async () => {
+    const rows = pending;
+    pending = [];
+    if (rows.length) await store.vectors.put(target.space, rows);
+  };
   let after = 0;
   for (;;) {
     if (options.signal?.aborted) throw new AbortedError();
-    const found = await store.vectors.missing(root, target.space, BATCH_TEXTS * options.parallel, after);
+    const found = await store.vectors.missing(
+      root,
+      target.space,
+      BATCH_TEXTS * options.parallel * ROUND_BATCHES,
+      after,
+    );
     if (found.length === 0) break;
     after = found.at(-1)!.id;
     // One text in several passages (a repeated disclaimer) is embedded once.
@@ -46,29 +67,42 @@ export async function embedMissing(
     const texts = await Promise.all(
       rows.map(async (r) => embeddingText(r.headingPath, await read(r.documentId, r.start, r.end))),
     );
-    const batches: number[][] = [];
-    let chars = Number.POSITIVE_INFINITY;
-    texts.forEach((t, i) => {
-      if (chars + t.length > BATCH_CHARS || batches.at(-1)!.length >= BATCH_TEXTS) {
-        batches.push([]);
-        chars = 0;
+    const batches = batchesOf(texts);
+    let failure: unknown;
+    let next = 0;
+    // `parallel` calls in flight; each batch's vectors join the next write as they come back.
+    const lane = async () => {
+      while (failure === undefined && next < batches.length) {
+        const batch = batches[next++]!;
+        try {
+          const vectors = await target.embedTexts(batch.map((i) => texts[i]!));
+          for (const [k, i] of batch.entries()) pending.push({ hash: rows[i]!.hash, vector: vectors[k]! });
+          progress.done += batch.length;
+          options.onProgress?.(progress);
+          if (pending.length >= WRITE_ROWS) await write();
+        } catch (error) {
+          failure ??= error;
+        }
       }
-      batches.at(-1)!.push(i);
-      chars += t.length;
-    });
-    const settled = await Promise.allSettled(
-      batches.map(async (batch) => {
-        const vectors = await target.embedTexts(batch.map((i) => texts[i]!));
-        await store.vectors.put(
-          target.space,
-          batch.map((i, k) => ({ hash: rows[i]!.hash, vector: vectors[k]! })),
-        );
-        progress.done += batch.length;
-        options.onProgress?.(progress);
-      }),
-    );
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    };
+    await Promise.all(Array.from({ length: Math.min(options.parallel, batches.length) }, lane));
+    await write();
+    if (failure !== undefined) throw failure;
   }
   return progress.done;
+}
+
+/** Texts' indexes in request-sized batches: at most BATCH_TEXTS texts and about BATCH_CHARS characters. */
+function batchesOf(texts: string[]): number[][] {
+  const batches: number[][] = [];
+  let chars = Number.POSITIVE_INFINITY;
+  for (const [i, t] of texts.entries()) {
+    if (chars + t.length > BATCH_CHARS || batches.at(-1)!.length >= BATCH_TEXTS) {
+      batches.push([]);
+      chars = 0;
+    }
+    batches.at(-1)!.push(i);
+    chars += t.length;
+  }
+  return batches;
 }
