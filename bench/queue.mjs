@@ -126,12 +126,15 @@ function worker(...extra) {
 
 let run = 0;
 /** Queues `n` questions no earlier batch asked (nothing is skipped or cached); the batch id. */
+// Questions unique to this invocation, so that the audit of a database the bench filled before does not
+// count that run's reports of the same questions as duplicates.
+const TAG = Date.now().toString(36);
 async function enqueue(n) {
   run++;
   const file = join(home, `batch-${run}.txt`);
   writeFileSync(
     file,
-    Array.from({ length: n }, (_, i) => `What is the limit of item ${i} (batch ${run})?`).join('\n'),
+    Array.from({ length: n }, (_, i) => `What is the limit of item ${i} (batch ${run}, ${TAG})?`).join('\n'),
   );
   return (await cli([...researchFlags(docs), '--batch', file, '--queue'])).trim();
 }

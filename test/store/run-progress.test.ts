@@ -26,6 +26,13 @@ const ANSWERED = { question: 'q', mode: 'model', answer: 'a', costUsd: 0, result
 const countOf = (db: Db, table: string) =>
   db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 
+/** Rows in a table of either store (PostgreSQL's through its own connection). */
+async function rowsIn(kind: { name: string }, store: Store, table: string): Promise<number> {
+  if (kind.name === 'sqlite') return countOf(sqliteFileOf(store), table);
+  const pg = store as unknown as { db: { one(sql: string): Promise<{ n: number }> } };
+  return (await pg.db.one(`SELECT count(*)::int AS n FROM ${table}`)).n;
+}
+
 /** The id of a process that has ended. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
@@ -108,38 +115,71 @@ describe.each(storesUnderTest())('the progress of unfinished research runs ($nam
     },
   );
 
-  it.runIf(kind.name === 'sqlite')(
-    'finishing the run completes its row, keeps its number and texts, and drops its progress',
-    async () => {
-      const store = await kind.open();
-      const db = sqliteFileOf(store);
-      const id = await started(store);
-      await store.progress.recordSource(id, 'doc:a', { kind: 'document' }, POLICY);
-      await store.progress.recordSource(id, 'doc:b', { kind: 'document' }, 'dropped by the cap');
-      const saved = await store.runs.save({
-        id,
-        question: 'What is the refund limit?',
-        mode: 'model',
-        answer: 'Up to $200 [1].',
-        costUsd: 0.01,
-        result: { answer: 'Up to $200 [1].' },
-        texts: [{ n: 1, text: POLICY }],
-      });
-      expect(saved).toBe(id);
-      expect(await store.runs.get(id)).toMatchObject({
-        status: 'done',
-        answer: 'Up to $200 [1].',
-        costUsd: 0.01,
-      });
-      expect(await store.progress.load(id)).toBeUndefined();
-      expect(await store.runs.texts(id)).toEqual(new Map([[1, POLICY]]));
-      // The text only the progress used is gone with it.
-      expect(countOf(db, 'source_texts')).toBe(1);
-      for (const table of ['run_progress', 'run_plans', 'run_searches', 'run_sources'])
-        expect(countOf(db, table), table).toBe(0);
-      expect(await store.progress.claim(id, 'me')).toEqual({ outcome: 'done' });
-    },
-  );
+  it('finishing the run completes its row, keeps its number and texts, and drops its progress', async () => {
+    const store = await kind.open();
+    const id = await started(store);
+    await store.progress.recordSource(id, 'doc:a', { kind: 'document' }, POLICY);
+    await store.progress.recordSource(id, 'doc:b', { kind: 'document' }, 'dropped by the cap');
+    const saved = await store.runs.save({
+      id,
+      question: 'What is the refund limit?',
+      mode: 'model',
+      answer: 'Up to $200 [1].',
+      costUsd: 0.01,
+      result: { answer: 'Up to $200 [1].' },
+      texts: [{ n: 1, text: POLICY }],
+    });
+    expect(saved).toBe(id);
+    expect(await store.runs.get(id)).toMatchObject({
+      status: 'done',
+      answer: 'Up to $200 [1].',
+      costUsd: 0.01,
+    });
+    expect(await store.progress.load(id)).toBeUndefined();
+    expect(await store.runs.texts(id)).toEqual(new Map([[1, POLICY]]));
+    // The text only the progress used is gone with it.
+    expect(await rowsIn(kind, store, 'source_texts')).toBe(1);
+    for (const table of ['run_progress', 'run_plans', 'run_searches', 'run_sources'])
+      expect(await rowsIn(kind, store, table), table).toBe(0);
+    expect(await store.progress.claim(id, 'me')).toEqual({ outcome: 'done' });
+  });
+
+  it('a text stays while another run in progress reads it, and goes with the last run using it', async () => {
+    const store = await kind.open();
+    const [a, b] = [await started(store), await started(store)];
+    // Both read POLICY (stored once); each run's own text is stored once too.
+    await store.progress.recordSource(a, 'doc:a', { kind: 'document' }, POLICY);
+    await store.progress.recordSource(b, 'doc:a', { kind: 'document' }, POLICY);
+    await store.progress.recordSource(b, 'doc:b', { kind: 'document' }, 'only b read this');
+    expect(await rowsIn(kind, store, 'source_texts')).toBe(2);
+    // Read again with another text: the old one goes, as nothing else uses it.
+    await store.progress.recordSource(b, 'doc:b', { kind: 'document' }, 'b read it again, changed');
+    expect(await rowsIn(kind, store, 'source_texts')).toBe(2);
+    expect((await store.progress.load(b))!.sources.get('doc:b')!.text).toBe('b read it again, changed');
+    await store.runs.save({ ...ANSWERED, id: a, texts: [{ n: 1, text: 'a cites this' }] });
+    // a's progress is gone, but b still reads POLICY; a's cited text is kept with a.
+    expect((await store.progress.load(b))!.sources.get('doc:a')!.text).toBe(POLICY);
+    expect(await store.runs.texts(a)).toEqual(new Map([[1, 'a cites this']]));
+    await store.runs.save({
+      ...ANSWERED,
+      id: b,
+      texts: [
+        { n: 1, text: POLICY },
+        { n: 2, text: 'a cites this' },
+      ],
+    });
+    expect(await store.runs.texts(b)).toEqual(
+      new Map([
+        [1, POLICY],
+        [2, 'a cites this'],
+      ]),
+    );
+    // POLICY and 'a cites this' are cited; b's changed source text was only progress.
+    expect(await rowsIn(kind, store, 'source_texts')).toBe(2);
+    await store.runs.delete(a);
+    await store.runs.delete(b);
+    expect(await rowsIn(kind, store, 'source_texts')).toBe(0);
+  });
 
   it('a run deleted meanwhile is saved anew when it answers', async () => {
     const store = await kind.open();

@@ -1,9 +1,8 @@
 import { holderGone, RUN_STALE_MS } from '../holder.js';
 import type { Claim, ProgressStore, RunProgress, StartedRun } from '../store.js';
-import { inflateText } from '../texts.js';
+import { deflateText, inflateText, textHash } from '../texts.js';
 import { type Client, type Db, rows } from './db.js';
-import { dropProgress } from './runs.js';
-import { dropUnusedTexts, hashesOf, storeText } from './texts.js';
+import { dropProgressAndTexts, dropUnusedTexts } from './texts.js';
 
 // Unfinished research runs on PostgreSQL: each step its own short transaction, committed the moment the
 // step is done, so a run cut off at any point (a dropped connection, a kill) keeps everything before it.
@@ -46,20 +45,20 @@ export class PgProgress implements ProgressStore {
 
   /** A source read: its description and its text (stored once); facts already recorded are kept. */
   async recordSource(id: number, key: string, source: object, text: string): Promise<void> {
-    await this.db.tx(async (c) => {
-      const hash = await storeText(c, text);
-      const [old] = await rows<{ hash: string }>(
-        c,
-        'SELECT hash FROM run_sources WHERE run_id = $1 AND key = $2 FOR UPDATE',
-        [id, key],
-      );
-      await c.query(
-        `INSERT INTO run_sources (run_id, key, source, hash) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (run_id, key) DO UPDATE SET source = excluded.source, hash = excluded.hash`,
-        [id, key, JSON.stringify(source), hash],
-      );
-      if (old && old.hash !== hash) await dropUnusedTexts(c, [old.hash]);
-    });
+    const hash = textHash(text);
+    // One statement: the source recorded, its text stored unless it is (only then is it compressed).
+    const record = (store: boolean) =>
+      `WITH old AS (SELECT hash FROM run_sources WHERE run_id = $1 AND key = $2 FOR UPDATE),
+         ${store ? 'stored AS (INSERT INTO source_texts (hash, chars, body) VALUES ($4, $5, $6) ON CONFLICT (hash) DO NOTHING),' : ''}
+         kept AS (INSERT INTO run_sources (run_id, key, source, hash) SELECT $1::bigint, $2::text, $3::json, $4::text
+           ${store ? '' : 'WHERE EXISTS (SELECT 1 FROM source_texts WHERE hash = $4)'}
+           ON CONFLICT (run_id, key) DO UPDATE SET source = excluded.source, hash = excluded.hash RETURNING 1)
+       SELECT (SELECT hash FROM old) AS old, (SELECT count(*) FROM kept)::int AS kept`;
+    const params = [id, key, JSON.stringify(source), hash];
+    let [row] = await this.db.query<{ old: string | null; kept: number }>(record(false), params);
+    if (!row!.kept) [row] = await this.db.query(record(true), [...params, text.length, deflateText(text)]);
+    const old = row!.old;
+    if (old && old !== hash) await this.db.tx((c) => dropUnusedTexts(c, [old]));
   }
 
   async recordFacts(id: number, key: string, facts: string): Promise<void> {
@@ -112,11 +111,7 @@ export class PgProgress implements ProgressStore {
 
   /** Drops a run's progress (as SQLite's dropProgress), and the texts nothing else uses any more. */
   async drop(id: number): Promise<void> {
-    await this.db.tx(async (c) => {
-      const hashes = await hashesOf(c, id);
-      await dropProgress(c, id);
-      await dropUnusedTexts(c, hashes);
-    });
+    await this.db.tx((c) => dropProgressAndTexts(c, id));
   }
 }
 

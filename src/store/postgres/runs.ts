@@ -4,7 +4,7 @@ import { inflateText, textHash } from '../texts.js';
 import { notYours, refuseOthers } from '../user.js';
 import { type Client, type Db, rows } from './db.js';
 import { websearch, wordsOf } from './fts.js';
-import { dropUnusedTexts, hashesOf, storeText } from './texts.js';
+import { dropProgressAndTexts, dropUnusedTexts, hashesOf, linkRunTexts } from './texts.js';
 
 // Saved research runs (reports) on PostgreSQL: columns to list and search them, the result object as json
 // kept as written, and the source texts stored once. A run is saved, completed or deleted in one
@@ -17,12 +17,6 @@ interface RunRow extends RunSummaryRow {
 
 const toSaved = (r: RunRow): SavedRun => ({ ...toRunSummary(r), answer: r.answer, result: r.result });
 
-/** Drops a run's progress once it has answered (inside the caller's transaction). */
-export async function dropProgress(c: Client, id: number): Promise<void> {
-  for (const table of ['run_progress', 'run_plans', 'run_searches', 'run_sources'])
-    await c.query(`DELETE FROM ${table} WHERE run_id = $1`, [id]);
-}
-
 export class PgRuns implements RunsStore {
   constructor(
     private readonly db: Db,
@@ -33,17 +27,9 @@ export class PgRuns implements RunsStore {
     return this.db.tx(async (c) => {
       const id =
         (run.id !== undefined && (await this.complete(c, run.id, run))) || (await this.insert(c, run));
-      for (const { n, text } of run.texts ?? [])
-        await c.query(
-          `INSERT INTO run_texts (run_id, n, hash) VALUES ($1, $2, $3)
-           ON CONFLICT (run_id, n) DO UPDATE SET hash = excluded.hash`,
-          [id, n, await storeText(c, text)],
-        );
-      if (run.id !== undefined) {
-        const hashes = await hashesOf(c, run.id);
-        await dropProgress(c, run.id);
-        await dropUnusedTexts(c, hashes);
-      }
+      await linkRunTexts(c, id, run.texts ?? []);
+      // Its progress is done with (the run answered), and so are the texts only the progress used.
+      if (run.id !== undefined) await dropProgressAndTexts(c, run.id);
       return id;
     });
   }

@@ -54,10 +54,18 @@ export function recordSearch(db: Db, id: number, query: string, results: unknown
 export function recordSource(db: Db, id: number, key: string, source: object, text: string): void {
   write(db, () => {
     const hash = storeText(db, text);
+    const old = db.prepare('SELECT hash FROM run_sources WHERE run_id = ? AND key = ?').pluck().get(id, key);
     db.prepare(
       `INSERT INTO run_sources (run_id, key, source, hash) VALUES (?, ?, ?, ?)
        ON CONFLICT (run_id, key) DO UPDATE SET source = excluded.source, hash = excluded.hash`,
     ).run(id, key, JSON.stringify(source), hash);
+    // A source read again with another text: its old text goes unless something else uses it (the
+    // delete trigger of run_sources does this for deleted rows, not for updated ones).
+    if (old !== undefined && old !== hash)
+      db.prepare(
+        `DELETE FROM source_texts WHERE hash = @old AND NOT EXISTS (SELECT 1 FROM run_texts WHERE hash = @old)
+           AND NOT EXISTS (SELECT 1 FROM run_sources WHERE hash = @old)`,
+      ).run({ old });
   });
 }
 
