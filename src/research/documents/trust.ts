@@ -9,15 +9,30 @@ import { readDocumentFile } from './read.js';
 // the file read afresh, and the file's text is used when they differ. A personal SQLite file is written
 // only by its owner's agent, which re-reads a changed file by itself: it is trusted as it is.
 
-/** Documents already compared in this process (a run asks more than once): the file's text if it differed. */
-const compared = new Map<string, string | null>();
+/**
+ * Documents already compared in this process (a run asks more than once, a worker for every question):
+ * the text found true, the file's where they differed. The most recent are kept, up to MAX_CHARS.
+ */
+const compared = new Map<string, { text: string; fromFile: boolean }>();
+const MAX_CHARS = 8_000_000;
+let keptChars = 0;
+
+function remember(key: string, found: { text: string; fromFile: boolean }) {
+  compared.set(key, found);
+  keptChars += found.text.length;
+  for (const [oldest, { text }] of compared) {
+    if (keptChars <= MAX_CHARS || oldest === key) break;
+    compared.delete(oldest);
+    keptChars -= text.length;
+  }
+}
 
 /**
- * The text to use for a document, when its check had to read it: the file's (`fromFile`) when it differs
- * from what the index stores, else the stored text just read (so the caller need not fetch it again).
- * Undefined when the index may be used as it is: on SQLite, for a file that cannot be read now, and for a
- * document this process has already found unchanged. A document found changed is indexed again from its
- * file at once (best effort: the file's text is used anyway).
+ * The text to use for a document: the file's (`fromFile`) when it differs from what the index stores,
+ * else the stored text (so the caller need not fetch it again); a document compared before in this
+ * process gives what was found then. Undefined when the index may be used as it is: on SQLite, and for a
+ * file that cannot be read now. A document found changed is indexed again from its file at once (best
+ * effort: the file's text is used anyway).
  */
 export async function trustedText(
   store: Store,
@@ -27,7 +42,12 @@ export async function trustedText(
   if (store.kind !== 'postgres') return undefined;
   const key = `${doc.id}:${doc.path}:${doc.length ?? ''}`;
   const known = compared.get(key);
-  if (known !== undefined) return known === null ? undefined : { text: known, fromFile: true };
+  if (known) {
+    // The most recently used last, so that the oldest go first.
+    compared.delete(key);
+    compared.set(key, known);
+    return known;
+  }
   let fromFile: string;
   try {
     fromFile = (await readDocumentFile(doc.path)).text;
@@ -37,10 +57,10 @@ export async function trustedText(
   }
   const stored = await store.index.text(doc.id);
   if (stored === fromFile) {
-    compared.set(key, null);
+    remember(key, { text: stored, fromFile: false });
     return { text: stored, fromFile: false };
   }
-  compared.set(key, fromFile);
+  remember(key, { text: fromFile, fromFile: true });
   await reindex(store, root, doc).catch(() => undefined);
   return { text: fromFile, fromFile: true };
 }
