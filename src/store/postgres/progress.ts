@@ -13,26 +13,39 @@ export class PgProgress implements ProgressStore {
     private readonly user: string,
   ) {}
 
+  /** The run's row, its progress and its first plan: one statement. */
   async start(run: StartedRun): Promise<number> {
-    return this.db.tx(async (c) => {
-      const [row] = await rows<{ id: number }>(
-        c,
-        `INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status, created_by)
-         VALUES ($1, $2, 'model', '', NULL, '{}', 'unfinished', $3) RETURNING id`,
-        [run.createdAt, run.question, this.user],
-      );
-      const id = row!.id;
-      await c.query(
-        'INSERT INTO run_progress (run_id, ledger_id, options, holder, heartbeat) VALUES ($1, $2, $3, $4, $5)',
-        [id, run.ledgerId, JSON.stringify(run.options), run.holder, Date.now()],
-      );
-      await plan(c, id, 1, run.plan);
-      return id;
-    });
+    const [row] = await this.db.query<{ id: number }>(
+      `WITH run AS (
+         INSERT INTO research_runs (created_at, question, mode, answer, cost_usd, result, status, created_by)
+         VALUES ($1, $2, 'model', '', NULL, '{}', 'unfinished', $3) RETURNING id
+       ),
+       progress AS (
+         INSERT INTO run_progress (run_id, ledger_id, options, holder, heartbeat)
+         SELECT id, $4::text, $5::json, $6::text, $7::bigint FROM run
+       ),
+       planned AS (INSERT INTO run_plans (run_id, round, plan) SELECT id, 1, $8::json FROM run)
+       SELECT id FROM run`,
+      [
+        run.createdAt,
+        run.question,
+        this.user,
+        run.ledgerId,
+        JSON.stringify(run.options),
+        run.holder,
+        Date.now(),
+        JSON.stringify(run.plan),
+      ],
+    );
+    return Number(row!.id);
   }
 
   async recordPlan(id: number, round: number, value: object): Promise<void> {
-    await this.db.tx((c) => plan(c, id, round, value));
+    await this.db.query(
+      `INSERT INTO run_plans (run_id, round, plan) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id, round) DO UPDATE SET plan = excluded.plan`,
+      [id, round, JSON.stringify(value)],
+    );
   }
 
   async recordSearch(id: number, query: string, results: unknown[]): Promise<void> {
@@ -113,14 +126,6 @@ export class PgProgress implements ProgressStore {
   async drop(id: number): Promise<void> {
     await this.db.tx((c) => dropProgressAndTexts(c, id));
   }
-}
-
-async function plan(c: Client, id: number, round: number, value: object): Promise<void> {
-  await c.query(
-    `INSERT INTO run_plans (run_id, round, plan) VALUES ($1, $2, $3)
-     ON CONFLICT (run_id, round) DO UPDATE SET plan = excluded.plan`,
-    [id, round, JSON.stringify(value)],
-  );
 }
 
 async function load(c: Client, id: number): Promise<RunProgress | undefined> {
