@@ -7,8 +7,10 @@
 // tables, words still broken at a line end ("-" then a newline), words kept hyphenated that pdftotext
 // joins (compounds, or misses: look at them), and lines repeated on 40% of the pages or more (running
 // headers and footers left in).
-// Ours is timed twice: as it runs (this thread plus reading workers on spare cores) and on this thread
-// alone (workers: 0). Each figure is the best of --runs interleaved runs (3 by default): on a shared
+// Ours is timed three times: as it runs in a process that has read PDFs before (this thread plus reading
+// workers on spare cores), on this thread alone (workers: 0), and as one `agent read FILE` in a fresh
+// process ("fresh": Node's start-up, pdf.js loaded and not yet compiled by V8's optimiser, as a user who
+// reads one document waits). Each figure is the best of --runs interleaved runs (3 by default): on a shared
 // machine the fastest run is the one least slowed by others. CPU time is the whole process's (workers
 // included) for ours, the child's for pdftotext; wall time shows what a user waits.
 // Needs pdftotext: apt-get install poppler-utils (groff for the two-column page). Run `npm run build` first.
@@ -152,6 +154,15 @@ function pdftotext(file) {
   return { text: readFileSync(out, 'utf8'), wall, cpu: (user + sys) * 1000 };
 }
 
+const CLI = new URL('../bin/agent.js', import.meta.url).pathname;
+/** One `agent read FILE` in a new process: its wall time (the text itself is checked in-process). */
+function fresh(file) {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'read', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`agent read failed on ${file}: ${r.stderr}`);
+  return { wall: performance.now() - t };
+}
+
 /** CPU ms of each thread of this process, from /proc (Linux); empty elsewhere. */
 function threadCpu() {
   const ms = new Map();
@@ -240,17 +251,17 @@ console.log(`${cores} cores, load average ${load.toFixed(1)}; best of ${RUNS} ru
 if (load > cores - 1)
   console.log('(the machine is busy: reading workers find no idle core, so wall times understate them)');
 console.log(
-  'file                              pages    F1  F1 body  pages/s: ours  1 thread  pdftotext  ratio   CPU ms/page: ours  busiest thread  pdftotext' +
+  'file                              pages    F1  F1 body  pages/s: ours  1 thread  fresh  pdftotext  ratio  fresh   CPU ms/page: ours  busiest thread  pdftotext' +
     '   headings tables broken kept- repeated',
 );
-const total = { pages: 0, ours: 0, alone: 0, ref: 0, oursCpu: 0, busiest: 0, refCpu: 0 };
+const total = { pages: 0, ours: 0, alone: 0, fresh: 0, ref: 0, oursCpu: 0, busiest: 0, refCpu: 0 };
 const totals = {};
 let f1Sum = 0;
 let bodySum = 0;
 let counted = 0;
 for (const file of files) {
   const data = readFileSync(file);
-  const runs = { ours: [], alone: [], ref: [] };
+  const runs = { ours: [], alone: [], fresh: [], ref: [] };
   try {
     await readPdf(data);
   } catch (error) {
@@ -262,6 +273,7 @@ for (const file of files) {
   for (let i = 0; i < RUNS; i++) {
     runs.ours.push(await ours(data));
     runs.alone.push(await ours(data, { workers: 0 }));
+    runs.fresh.push(fresh(file));
     runs.ref.push(pdftotext(file));
   }
   const { pages } = runs.ours[0];
@@ -277,6 +289,7 @@ for (const file of files) {
   const t = {
     ours: best(runs.ours, 'wall'),
     alone: best(runs.alone, 'wall'),
+    fresh: best(runs.fresh, 'wall'),
     ref: best(runs.ref, 'wall'),
     oursCpu: best(runs.ours, 'cpu'),
     busiest: best(runs.ours, 'busiest'),
@@ -288,7 +301,7 @@ for (const file of files) {
   const perPage = (ms) => (ms / n).toFixed(2);
   console.log(
     `${basename(file).slice(0, 32).padEnd(32)} ${String(n).padStart(6)}  ${score.toFixed(3)}  ${bodyScore.toFixed(3)}` +
-      `  ${rate(t.ours).padStart(12)} ${rate(t.alone).padStart(9)} ${rate(t.ref).padStart(10)} ${(t.ref / t.ours).toFixed(2).padStart(6)}×` +
+      `  ${rate(t.ours).padStart(12)} ${rate(t.alone).padStart(9)} ${rate(t.fresh).padStart(6)} ${rate(t.ref).padStart(10)} ${(t.ref / t.ours).toFixed(2).padStart(6)}× ${(t.ref / t.fresh).toFixed(2).padStart(5)}×` +
       `  ${perPage(t.oursCpu).padStart(17)} ${perPage(t.busiest).padStart(15)} ${perPage(t.refCpu).padStart(10)}` +
       `   ${String(found.headings).padStart(8)} ${String(found.tables).padStart(6)} ${String(found.broken).padStart(6)}` +
       ` ${String(found.hyphenated).padStart(5)} ${String(found.repeated).padStart(8)}`,
@@ -297,8 +310,8 @@ for (const file of files) {
 const rate = (ms) => (total.pages / (ms / 1000)).toFixed(0);
 const perPage = (ms) => (ms / total.pages).toFixed(2);
 console.log(
-  `all: ${total.pages} pages; pages/s: ours ${rate(total.ours)}, on one thread ${rate(total.alone)}, pdftotext ${rate(total.ref)} ` +
-    `(${(total.ref / total.ours).toFixed(2)}× its speed; ${(total.ref / total.alone).toFixed(2)}× on one thread)`,
+  `all: ${total.pages} pages; pages/s: ours ${rate(total.ours)}, on one thread ${rate(total.alone)}, as one \`agent read\` each ${rate(total.fresh)}, pdftotext ${rate(total.ref)} ` +
+    `(${(total.ref / total.ours).toFixed(2)}× its speed; ${(total.ref / total.alone).toFixed(2)}× on one thread; ${(total.ref / total.fresh).toFixed(2)}× in a fresh process)`,
 );
 console.log(
   `mean F1 ${(f1Sum / counted).toFixed(3)} (${(bodySum / counted).toFixed(3)} against pdftotext's text without its running lines) over ${counted} documents; headings ${totals.headings}, tables ${totals.tables}, ` +
