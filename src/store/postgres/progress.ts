@@ -37,7 +37,7 @@ export class PgProgress implements ProgressStore {
         JSON.stringify(run.plan),
       ],
     );
-    return Number(row!.id);
+    return row!.id;
   }
 
   async recordPlan(id: number, round: number, value: object): Promise<void> {
