@@ -13,18 +13,19 @@ import { makePdf } from '../support/make-pdf.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/pdf/${name}`, import.meta.url));
 
+async function linesOf(data: Uint8Array, stock: boolean) {
+  const { doc, close } = await openPdf(data, stock);
+  try {
+    const pages = [];
+    for (let n = 1; n <= doc.numPages; n++) pages.push(await readPageLines(doc, n, { bold: true }));
+    return pages;
+  } finally {
+    await close();
+  }
+}
+
 async function linesBothWays(data: Uint8Array) {
-  const read = async (stock: boolean) => {
-    const { doc, close } = await openPdf(data, stock);
-    try {
-      const pages = [];
-      for (let n = 1; n <= doc.numPages; n++) pages.push(await readPageLines(doc, n, { bold: true }));
-      return pages;
-    } finally {
-      await close();
-    }
-  };
-  return { ours: await read(false), stock: await read(true) };
+  return { ours: await linesOf(data, false), stock: await linesOf(data, true) };
 }
 
 /**
@@ -62,6 +63,25 @@ describe('pdf.js as we run it', () => {
   it('reads a page of 60 ruled rows (several chunks of text and of operators) the same way', async () => {
     const { ours, stock } = await linesBothWays(ruledLongPage(60));
     expect(ours[0]!.some((l) => l.table)).toBe(true);
+    expect(ours).toEqual(stock);
+  });
+
+  it('reads pages whose compressed content fails its checksum the same way (pdf.js’s own decoder takes over)', async () => {
+    const pdf = Buffer.from(fixture('elsarticle-5p.pdf'));
+    // Each page content stream's last four bytes (zlib's checksum) overwritten: zlib refuses the stream,
+    // pdf.js's own decoder, which does not check it, reads it.
+    let damaged = 0;
+    for (let at = pdf.indexOf('endstream'); at > 0; at = pdf.indexOf('endstream', at + 1)) {
+      const start = pdf.lastIndexOf('stream', at - 1);
+      const dict = pdf.subarray(pdf.lastIndexOf('<<', start), start).toString('latin1');
+      if (!dict.includes('/FlateDecode') || /\/Type|\/Length\d|\/Subtype|\/DecodeParms/.test(dict)) continue;
+      const end = pdf[at - 2] === 0x0d ? at - 2 : at - 1;
+      pdf.fill(0x55, end - 4, end);
+      damaged++;
+    }
+    expect(damaged).toBeGreaterThan(3);
+    const { ours, stock } = await linesBothWays(pdf);
+    expect(ours.flat().length).toBeGreaterThan(300);
     expect(ours).toEqual(stock);
   });
 
