@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,25 @@ for (const under of storesUnderTest()) {
         } else {
           expect(source?.text).toContain('$900');
         }
+      },
+    );
+
+    it.runIf(under.name === 'postgres')(
+      'is compared again once its file changes, even to the same length, in the same process',
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'agent-trust-'));
+        const file = join(dir, 'refunds.md');
+        writeFileSync(file, REFUNDS);
+        const store = await under.open();
+        await refreshIndex(store, dir);
+        expect((await getDocument(store, dir, 'refunds'))?.body).toContain('$200');
+        // The policy changes: same length, a later time.
+        writeFileSync(file, REFUNDS.replace('$200', '$300'));
+        utimesSync(file, new Date(), new Date(Date.now() + 5000));
+        await refreshIndex(store, dir);
+        const body = (await getDocument(store, dir, 'refunds'))?.body;
+        expect(body).toContain('$300');
+        expect(body).not.toContain('$200');
       },
     );
   });

@@ -40,7 +40,15 @@ export async function trustedText(
   doc: { id: number; slug: string; path: string; length?: number },
 ): Promise<{ text: string; fromFile: boolean } | undefined> {
   if (store.kind !== 'postgres') return undefined;
-  const key = `${doc.id}:${doc.path}:${doc.length ?? ''}`;
+  // The file's time and size in the key: a file edited since (to the same length, "$200" to "$300") is
+  // compared again, however long this process (a worker) has run.
+  let stat: { mtimeMs: number; size: number };
+  try {
+    stat = statSync(doc.path);
+  } catch {
+    return undefined;
+  }
+  const key = `${doc.id}:${doc.path}:${doc.length ?? ''}:${stat.mtimeMs}:${stat.size}`;
   const known = compared.get(key);
   if (known) {
     // The most recently used last, so that the oldest go first.
