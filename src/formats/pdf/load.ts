@@ -24,6 +24,8 @@ class NoCanvasMatrix {
 }
 const NO_CANVAS = { DOMMatrix: NoCanvasMatrix, ImageData: class {}, Path2D: class {} };
 
+const require = createRequire(import.meta.url);
+
 // A variable, so TypeScript does not look for type declarations the worker build does not ship.
 const WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
@@ -42,7 +44,6 @@ let pdfjs: Promise<Loaded> | undefined;
  * whole process.
  */
 async function guarded<T>(load: () => Promise<T>): Promise<T> {
-  const require = createRequire(import.meta.url);
   const Module = require('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
   const original = Module._load;
   const { push } = Array.prototype;
@@ -61,7 +62,6 @@ async function guarded<T>(load: () => Promise<T>): Promise<T> {
 
 /** The parser, edited where the edits fit (from a data: URL, the file being read-only), else as shipped. */
 async function importParser(): Promise<{ parser: WorkerHalf; edited: boolean }> {
-  const require = createRequire(import.meta.url);
   try {
     const { version } = require('pdfjs-dist/package.json') as { version: string };
     const file = require.resolve(WORKER);
@@ -100,7 +100,7 @@ export function loadStockParser(): Promise<WorkerHalf> {
 let assets: { cMapUrl: string; standardFontDataUrl: string } | undefined;
 export function assetPaths() {
   if (!assets) {
-    const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    const root = dirname(require.resolve('pdfjs-dist/package.json'));
     assets = { cMapUrl: `${join(root, 'cmaps')}/`, standardFontDataUrl: `${join(root, 'standard_fonts')}/` };
   }
   return assets;

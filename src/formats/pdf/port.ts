@@ -17,8 +17,8 @@ const copyField = (value: unknown): unknown =>
 
 /** A stream chunk as it is now: its fields and their arrays copied, what they hold shared. */
 function snapshot(chunk: unknown): unknown {
-  if (chunk === null || typeof chunk !== 'object') return chunk;
-  if (Array.isArray(chunk) || ArrayBuffer.isView(chunk)) return copyField(chunk);
+  if (chunk === null || typeof chunk !== 'object' || Array.isArray(chunk) || ArrayBuffer.isView(chunk))
+    return copyField(chunk);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(chunk)) out[key] = copyField(value);
   return out;
