@@ -217,6 +217,10 @@ export interface UnembeddedPassage {
  * names the vectors' space, dimensions included (`openai:text-embedding-3-small@512`), so that vectors
  * of two models or two sizes are never compared.
  */
+declare const prepared: unique symbol;
+/** A vector in the form one store keeps it (VectorStore.prepare), opaque to everything else. */
+export type PreparedVector = { readonly [prepared]: true };
+
 export interface VectorStore {
   /** Undefined when vectors can be kept and searched here; otherwise why not, in one line. */
   unavailable(): Promise<string | undefined>;
@@ -227,13 +231,18 @@ export interface VectorStore {
    * folder is walked once, batch by batch). Two passages of one text both come: embed it once.
    */
   missing(root: string, model: string, limit: number, after?: number): Promise<UnembeddedPassage[]>;
-  /** Keeps unit-length vectors (stored compactly) under `model`; a hash already kept is left as it is. */
-  put(model: string, rows: { hash: string; vector: Float32Array }[]): Promise<void>;
-  /** The folder's passages nearest to the unit vector `query`, best first; only one document's if given. */
+  /**
+   * A vector as the model gave it, in the form this store keeps it (made unit length, compact): computed
+   * the moment it comes back, while it is in the processor's cache, and the model's form let go.
+   */
+  prepare(vector: ArrayLike<number>): PreparedVector;
+  /** Keeps prepared vectors under `model`; a hash already kept is left as it is. */
+  put(model: string, rows: { hash: string; vector: PreparedVector }[]): Promise<void>;
+  /** The folder's passages nearest to `query` by cosine, best first; only one document's if given. */
   nearest(
     root: string,
     model: string,
-    query: Float32Array,
+    query: ArrayLike<number>,
     limit: number,
     documentId?: number,
   ): Promise<VectorHit[]>;

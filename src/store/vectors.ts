@@ -1,12 +1,11 @@
 // Vectors as the stores keep them, compactly. Every vector is made unit length (cosine is then a dot
-// product), and kept twice over, small:
-// - its signs, one bit a dimension (192 bytes for 1,536 dimensions): a scan of a folder's vectors by
-//   Hamming distance takes a few tens of milliseconds for 100,000 passages and finds the candidates;
-// - int8 components (times 127, rounded) of the vector folded to at most 512 dimensions, which the
-//   candidates are ranked by. Folding adds dimension i, with a fixed pseudo-random sign, into i mod 512:
-//   a sparse random projection, which keeps cosine similarity within a few hundredths. Models of 512
-//   dimensions or fewer (text-embedding-3 asked for 512, say) are not folded at all.
-// So 1,536 dimensions take 704 bytes, not the 6,144 of float32.
+// product), folded to at most 512 dimensions and kept as int8 components (times 127, rounded): what
+// candidates are ranked by. Folding adds dimension i, with a fixed pseudo-random sign, into i mod 512:
+// a sparse random projection, which keeps cosine similarity within a few hundredths. Models of 512
+// dimensions or fewer (text-embedding-3 asked for 512, say) are not folded at all.
+// The signs of those int8 components, one bit each (64 bytes), are scanned by Hamming distance to find
+// the candidates: a few milliseconds for 100,000 passages. So 1,536 dimensions take 576 bytes, not the
+// 6,144 of float32.
 
 export const FOLDED_DIMENSIONS = 512;
 
@@ -14,15 +13,10 @@ export const FOLDED_DIMENSIONS = 512;
 export function unit(vector: ArrayLike<number>): Float32Array {
   let sum = 0;
   for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  const out = new Float32Array(vector.length);
-  scaleInto(out, vector, sum);
-  return out;
-}
-
-/** `out` = `vector` made unit length, `sum` being its squared length. */
-function scaleInto(out: Float32Array, vector: ArrayLike<number>, sum: number): void {
   const scale = 1 / (Math.sqrt(sum) || 1);
+  const out = new Float32Array(vector.length);
   for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
+  return out;
 }
 
 /** A fixed ±1 per dimension (a hash of its index), the same in every process and version. */
@@ -33,44 +27,55 @@ const sign = (i: number): number => {
 };
 
 /** sign(i) for every dimension a model has had so far, computed once rather than per vector. */
-let signs = new Float32Array(0);
-const signsFor = (dims: number): Float32Array => {
-  if (signs.length < dims) signs = Float32Array.from({ length: dims }, (_, i) => sign(i));
+let signs = new Float64Array(0);
+const signsFor = (dims: number): Float64Array => {
+  if (signs.length < dims) signs = Float64Array.from({ length: dims }, (_, i) => sign(i));
   return signs;
 };
-
-/** The vector folded to FOLDED_DIMENSIONS (unchanged when it has no more), made unit length again. */
-export function fold(vector: Float32Array): Float32Array {
-  const n = vector.length;
-  if (n <= FOLDED_DIMENSIONS) return vector;
-  const s = signsFor(n);
-  const out = new Float32Array(FOLDED_DIMENSIONS);
-  // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
-  for (let base = 0; base < n; base += FOLDED_DIMENSIONS) {
-    const end = Math.min(FOLDED_DIMENSIONS, n - base);
-    for (let j = 0; j < end; j++) out[j]! += s[base + j]! * vector[base + j]!;
-  }
-  let sum = 0;
-  for (let j = 0; j < FOLDED_DIMENSIONS; j++) sum += out[j]! * out[j]!;
-  scaleInto(out, out, sum);
-  return out;
-}
-
-/** A unit vector as int8: components times 127, rounded. */
-export function toInt8(vector: Float32Array): Int8Array {
-  const out = new Int8Array(vector.length);
-  for (let i = 0; i < vector.length; i++)
-    out[i] = Math.max(-127, Math.min(127, Math.round(vector[i]! * 127)));
-  return out;
-}
 
 /** Bytes of one vector's sign bits: whole 32-bit words, so that a scan reads them as such. */
 export const bitBytes = (dims: number): number => Math.ceil(dims / 32) * 4;
 
-/** The signs of the vector, bit i of byte i >> 3 set where component i is positive. */
-export function signBits(vector: Float32Array): Uint8Array {
-  const out = new Uint8Array(bitBytes(vector.length));
-  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
+/** The folded vector, reused: compact() runs once per passage, and allocating it cost as much as folding. */
+const folded = new Float64Array(FOLDED_DIMENSIONS);
+
+/**
+ * A vector's stored forms, views of one buffer: `int8`, its folded unit form as int8 (components times
+ * 127, rounded), and `bits`, the signs of those int8 components (bit i of byte i >> 3 set where component
+ * i is positive). The vector need not be unit length: folding is linear. One pass over the model's
+ * dimensions; a vector that comes straight from the model is still in the processor's cache.
+ */
+export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer } {
+  const n = vector.length;
+  const dims = Math.min(n, FOLDED_DIMENSIONS);
+  if (n <= FOLDED_DIMENSIONS) for (let i = 0; i < n; i++) folded[i] = vector[i]!;
+  else {
+    // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
+    const s = signsFor(n);
+    for (let j = 0; j < FOLDED_DIMENSIONS; j++) folded[j] = s[j]! * vector[j]!;
+    for (let base = FOLDED_DIMENSIONS; base < n; base += FOLDED_DIMENSIONS) {
+      const end = Math.min(FOLDED_DIMENSIONS, n - base);
+      for (let j = 0; j < end; j++) folded[j]! += s[base + j]! * vector[base + j]!;
+    }
+  }
+  let sum = 0;
+  for (let j = 0; j < dims; j++) sum += folded[j]! * folded[j]!;
+  const scale = 127 / (Math.sqrt(sum) || 1);
+  const out = Buffer.allocUnsafe(dims + bitBytes(dims));
+  out.fill(0, dims);
+  for (let j = 0; j < dims; j++) {
+    let x = Math.round(folded[j]! * scale);
+    x = x > 127 ? 127 : x < -127 ? -127 : x;
+    out[j] = x & 0xff;
+    if (x > 0) out[dims + (j >> 3)]! |= 1 << (j & 7);
+  }
+  return { int8: out.subarray(0, dims), bits: out.subarray(dims) };
+}
+
+/** signBits of a stored int8 vector: the bits compact() gave it. */
+export function signBits(int8: Int8Array): Uint8Array {
+  const out = new Uint8Array(bitBytes(int8.length));
+  for (let i = 0; i < int8.length; i++) if (int8[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
   return out;
 }
 
@@ -87,7 +92,9 @@ const popcount = (x: number): number => {
 export function nearestBits(packed: Uint8Array, query: Uint8Array, take: number): number[] {
   const words = query.length / 4;
   const data = new Uint32Array(packed.buffer, packed.byteOffset, packed.byteLength / 4);
-  const q = new Uint32Array(query.buffer, query.byteOffset, words);
+  // Read as words: in place where its bytes are aligned to them, else from a copy.
+  const aligned = query.byteOffset % 4 === 0 ? query : Uint8Array.from(query);
+  const q = new Uint32Array(aligned.buffer, aligned.byteOffset, words);
   const n = data.length / words;
   // Distances are small integers: bucket the entries by distance, then read the buckets in order.
   const distance = new Uint16Array(n);

@@ -1,5 +1,5 @@
 import { AbortedError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
+import type { PreparedVector, Store } from '../../store/store.js';
 import { embeddingText } from '../documents/embedding-text.js';
 
 // Brings a folder's passage vectors up to date after its index: only passages whose text has no vector
@@ -14,8 +14,8 @@ const BATCH_CHARS = 100_000;
 export interface EmbedTarget {
   /** The vectors' space: the model with its dimensions. */
   readonly space: string;
-  /** Embeds texts as unit vectors (recorded, paid, retried, limited as every embedding call). */
-  embedTexts(texts: string[]): Promise<Float32Array[]>;
+  /** Embeds texts (recorded, paid, retried, limited as every embedding call). */
+  embedTexts(texts: string[]): Promise<ArrayLike<number>[]>;
 }
 
 export interface EmbedProgress {
@@ -45,7 +45,7 @@ export async function embedMissing(
   const progress = { done: 0, total };
   options.onProgress?.(progress);
   const read = store.index.spanReader();
-  let pending: { hash: string; vector: Float32Array }[] = [];
+  let pending: { hash: string; vector: PreparedVector }[] = [];
   const write = async () => {
     const rows = pending;
     pending = [];
@@ -76,7 +76,8 @@ export async function embedMissing(
         const batch = batches[next++]!;
         try {
           const vectors = await target.embedTexts(batch.map((i) => texts[i]!));
-          for (const [k, i] of batch.entries()) pending.push({ hash: rows[i]!.hash, vector: vectors[k]! });
+          for (const [k, i] of batch.entries())
+            pending.push({ hash: rows[i]!.hash, vector: store.vectors.prepare(vectors[k]!) });
           progress.done += batch.length;
           options.onProgress?.(progress);
           if (pending.length >= WRITE_ROWS) await write();

@@ -2,7 +2,6 @@ import { AbortedError, errorMessage, ProviderError } from '../../errors.js';
 import { costOf, findPrice, type PriceTable } from '../../providers/prices.js';
 import { StoreError } from '../../store/errors.js';
 import type { DocumentInfo, PassageHit, Store, VectorHit } from '../../store/store.js';
-import { unit } from '../../store/vectors.js';
 import { emptyUsage } from '../../types.js';
 import { queryTerms, rankPassages } from '../documents/search.js';
 import { limiter } from '../model-call.js';
@@ -53,7 +52,7 @@ export class Retriever {
   private fallbackReason?: string;
   private space?: string;
   private dims?: number;
-  private readonly queries = new Map<string, Promise<Float32Array | undefined>>();
+  private readonly queries = new Map<string, Promise<ArrayLike<number> | undefined>>();
   private readonly given = new Map<string, PassageRank>();
   /** Each ranked document's passages by ordinal, with their ranks. */
   private readonly documents = new Map<string, Map<number, Fused<number>>>();
@@ -258,7 +257,7 @@ export class Retriever {
   }
 
   /** The query's unit vector, embedded once per run; undefined once retrieval has fallen back. */
-  private queryVector(query: string): Promise<Float32Array | undefined> {
+  private queryVector(query: string): Promise<ArrayLike<number> | undefined> {
     let pending = this.queries.get(query);
     if (!pending) {
       pending = this.embedTexts([query]).then(
@@ -273,8 +272,8 @@ export class Retriever {
     return pending;
   }
 
-  /** One embedding request: under the cap, in a slot, recorded, its vectors checked and made unit length. */
-  private async embedTexts(texts: string[]): Promise<Float32Array[]> {
+  /** One embedding request: under the cap, in a slot, recorded, its vectors checked to be of one size. */
+  private async embedTexts(texts: string[]): Promise<number[][]> {
     const embedder = this.setup.embedder!;
     const { store, purse, userPrices, signal } = this.ctx;
     const price = findPrice(embedder.provider, embedder.model, userPrices);
@@ -316,7 +315,7 @@ export class Retriever {
       throw new ProviderError(
         `The embeddings server returned ${dims}-dimension vectors after ${this.dims}-dimension ones: another model answered.`,
       );
-    return reply.vectors.map(unit);
+    return reply.vectors;
   }
 
   /** Said once; the run goes on by keywords. A cancellation is not a fault: it ends the run. */

@@ -1,4 +1,5 @@
-import type { UnembeddedPassage, VectorHit, VectorStore } from '../store.js';
+import type { PreparedVector, UnembeddedPassage, VectorHit, VectorStore } from '../store.js';
+import { unit } from '../vectors.js';
 import type { Db } from './db.js';
 
 // Passage vectors on PostgreSQL: pgvector's halfvec (two bytes a dimension), compared by its cosine
@@ -10,8 +11,8 @@ const OVERFETCH = 4;
 const COLUMNS = `d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
   p.start_offset AS start, p.end_offset AS "end"`;
 
-/** A vector as pgvector's text input: '[0.1,-0.2,…]'. */
-const literal = (v: Float32Array) => `[${Array.from(v, (x) => x.toPrecision(5)).join(',')}]`;
+/** A vector, made unit length, as pgvector's text input: '[0.1,-0.2,…]'. */
+const literal = (v: ArrayLike<number>) => `[${Array.from(unit(v), (x) => x.toPrecision(5)).join(',')}]`;
 
 export class PgVectors implements VectorStore {
   private checked?: Promise<string | undefined>;
@@ -56,21 +57,26 @@ export class PgVectors implements VectorStore {
     );
   }
 
-  async put(model: string, rows: { hash: string; vector: Float32Array }[]): Promise<void> {
+  /** The vector as pgvector's text input. */
+  prepare(vector: ArrayLike<number>): PreparedVector {
+    return literal(vector) as unknown as PreparedVector;
+  }
+
+  async put(model: string, rows: { hash: string; vector: PreparedVector }[]): Promise<void> {
     if (rows.length === 0) return;
     await this.db.query(
       `INSERT INTO passage_vectors (model, hash, vector)
        SELECT $1, pg_catalog.decode(h, 'hex'), v::halfvec
        FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::text[])) AS u (h, v)
        ON CONFLICT (model, hash) DO NOTHING`,
-      [model, rows.map((r) => r.hash), rows.map((r) => literal(r.vector))],
+      [model, rows.map((r) => r.hash), rows.map((r) => r.vector as unknown as string)],
     );
   }
 
   async nearest(
     root: string,
     model: string,
-    query: Float32Array,
+    query: ArrayLike<number>,
     limit: number,
     documentId?: number,
   ): Promise<VectorHit[]> {

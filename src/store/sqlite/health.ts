@@ -15,6 +15,7 @@ const INDEX_TABLES = [
   'passages_fts',
   'passage_vectors',
   'vector_chunks',
+  'vector_models',
 ];
 const isIndexTable = (name: string): boolean =>
   INDEX_TABLES.includes(name.replace(/_(data|idx|content|docsize|config)$/, ''));
