@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { queryTerms, refreshIndex } from '../dist/research/documents.js';
 import { Retriever } from '../dist/research/retrieval/retriever.js';
 import { openStore } from '../dist/store/open.js';
-import { unit } from '../dist/store/vectors.js';
 import { syntheticText } from './support/synthetic-text.mjs';
 
 const passages = Number(process.argv[2] ?? 100_000);
@@ -115,7 +114,7 @@ async function measure(name, count, store, dir, bytes, sizeOf) {
     keyword.push(performance.now() - start);
     const [v] = (await embedder.embed([q])).vectors;
     start = performance.now();
-    await store.vectors.nearest(dir, space, unit(v), 50);
+    await store.vectors.nearest(dir, space, v, 50);
     vector.push(performance.now() - start);
   }
   const mb = bytes / 2 ** 20;

@@ -32,8 +32,8 @@ GRANT SELECT, INSERT ON copied_rows TO agent_member;
 -- them; forgetting those no passage uses any more is part of refreshing.
 DO $$
 BEGIN
-  IF pg_catalog.to_regclass('passage_vectors') IS NOT NULL THEN
-    GRANT SELECT, INSERT, DELETE ON passage_vectors TO agent_member;
+  IF pg_catalog.to_regclass('passage_vector_signs') IS NOT NULL THEN
+    GRANT SELECT, INSERT, DELETE ON passage_vectors, passage_vector_signs TO agent_member;
   END IF;
 END
 $$;

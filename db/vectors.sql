@@ -4,8 +4,14 @@
 --
 -- Vectors are kept by (model, hash of the passage's text), so an unchanged passage is never embedded
 -- twice and a model used again finds its vectors. `model` names the space with its size
--- ("openai:text-embedding-3-small@512"), so vectors of two models or sizes are never compared. halfvec:
--- two bytes a dimension, half of pgvector's float vector.
+-- ("openai:text-embedding-3-small@512"), so vectors of two models or sizes are never compared. As in
+-- SQLite (src/store/vectors.ts), every vector is folded to 512 dimensions (dimension i added, with a
+-- fixed sign, into i mod 512; a smaller model's padded with zeros, which changes no cosine):
+--   passage_vector_signs  its signs (binary_quantize), 64 bytes, scanned by Hamming distance for
+--                         candidates: a table of its own, so that the scan reads 150-byte rows;
+--   passage_vectors       the vector as halfvec(512), read only for the candidates, which it ranks.
+-- No approximate index: an HNSW graph costs every insert a search of the graph, more than the scan it
+-- would save at the sizes of a team's documents.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'vector')
@@ -16,14 +22,58 @@ BEGIN
       RAISE NOTICE 'pgvector is installed but this role may not create the extension: ask an administrator to run CREATE EXTENSION vector';
     END;
   END IF;
-  IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'vector')
-     AND pg_catalog.to_regclass('passage_vectors') IS NULL THEN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'vector') THEN
+    RETURN;
+  END IF;
+  -- Development builds kept each model's vectors at its own size, without signs: set aside, and folded
+  -- into the new tables below rather than paid for again.
+  IF pg_catalog.to_regclass('passage_vectors') IS NOT NULL
+     AND pg_catalog.to_regclass('passage_vector_signs') IS NULL THEN
+    ALTER TABLE passage_vectors RENAME TO passage_vectors_unsized;
+    ALTER INDEX passage_vectors_pkey RENAME TO passage_vectors_unsized_pkey;
+  END IF;
+  IF pg_catalog.to_regclass('passage_vectors') IS NULL THEN
     CREATE TABLE passage_vectors (
       model text NOT NULL,
       hash bytea NOT NULL,
-      vector halfvec NOT NULL,
+      vector halfvec(512) NOT NULL,
       PRIMARY KEY (model, hash)
     );
+    CREATE TABLE passage_vector_signs (
+      model text NOT NULL,
+      hash bytea NOT NULL,
+      bits bit(512) NOT NULL,
+      PRIMARY KEY (model, hash),
+      FOREIGN KEY (model, hash) REFERENCES passage_vectors ON DELETE CASCADE
+    );
+  END IF;
+  IF pg_catalog.to_regclass('passage_vectors_unsized') IS NOT NULL THEN
+    -- Folded as foldInto() folds: the sign of dimension i (0-based) is bit 0 xor bit 15 of
+    -- (i + 1) * 2654435761 mod 2^32, + for 1; a model of 512 dimensions or fewer is not folded. Cosine
+    -- does not need unit length.
+    INSERT INTO passage_vectors (model, hash, vector)
+    SELECT u.model, u.hash, f.vector
+    FROM passage_vectors_unsized u
+    CROSS JOIN LATERAL (
+      SELECT r.arr, pg_catalog.cardinality(r.arr) AS n FROM (SELECT u.vector::real[] AS arr) AS r
+    ) AS a
+    CROSS JOIN LATERAL (
+      SELECT pg_catalog.array_agg(coalesce(s.x, 0) ORDER BY g.j)::real[]::halfvec(512) AS vector
+      FROM pg_catalog.generate_series(0, 511) AS g (j)
+      LEFT JOIN (
+        SELECT (e.o - 1) % 512 AS j,
+          sum(CASE WHEN a.n <= 512 OR ((e.h # (e.h >> 15)) & 1) = 1 THEN e.x ELSE -e.x END) AS x
+        FROM (
+          SELECT v.x, v.o, (v.o * 2654435761) % 4294967296 AS h
+          FROM pg_catalog.unnest(a.arr) WITH ORDINALITY AS v (x, o)
+        ) AS e
+        GROUP BY 1
+      ) AS s ON s.j = g.j
+    ) AS f
+    ON CONFLICT DO NOTHING;
+    INSERT INTO passage_vector_signs (model, hash, bits)
+    SELECT model, hash, binary_quantize(vector) FROM passage_vectors ON CONFLICT DO NOTHING;
+    DROP TABLE passage_vectors_unsized;
   END IF;
 END
 $$;

@@ -5,19 +5,10 @@
 // dimensions or fewer (text-embedding-3 asked for 512, say) are not folded at all.
 // The signs of those int8 components, one bit each (64 bytes), are scanned by Hamming distance to find
 // the candidates: a few milliseconds for 100,000 passages. So 1,536 dimensions take 576 bytes, not the
-// 6,144 of float32.
+// 6,144 of float32. PostgreSQL keeps the folded vector as pgvector's halfvec(512) (1,024 bytes), which
+// its HNSW index searches.
 
 export const FOLDED_DIMENSIONS = 512;
-
-/** The vector scaled to length 1 (a zero vector stays zero), as float32. */
-export function unit(vector: ArrayLike<number>): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  const scale = 1 / (Math.sqrt(sum) || 1);
-  const out = new Float32Array(vector.length);
-  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
-  return out;
-}
 
 /** A fixed ±1 per dimension (a hash of its index), the same in every process and version. */
 const sign = (i: number): number => {
@@ -40,27 +31,41 @@ export const bitBytes = (dims: number): number => Math.ceil(dims / 32) * 4;
 const folded = new Float64Array(FOLDED_DIMENSIONS);
 
 /**
- * A vector's stored forms, views of one buffer: `int8`, its folded unit form as int8 (components times
- * 127, rounded), and `bits`, the signs of those int8 components (bit i of byte i >> 3 set where component
- * i is positive). The vector need not be unit length: folding is linear. One pass over the model's
- * dimensions; a vector that comes straight from the model is still in the processor's cache.
+ * Folds `vector` into `folded` (copied as it is when it has no more than FOLDED_DIMENSIONS); how many of
+ * `folded`'s components it filled. One pass over the model's dimensions.
  */
-export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer } {
+function foldInto(vector: ArrayLike<number>): number {
   const n = vector.length;
-  const dims = Math.min(n, FOLDED_DIMENSIONS);
-  if (n <= FOLDED_DIMENSIONS) for (let i = 0; i < n; i++) folded[i] = vector[i]!;
-  else {
-    // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
-    const s = signsFor(n);
-    for (let j = 0; j < FOLDED_DIMENSIONS; j++) folded[j] = s[j]! * vector[j]!;
-    for (let base = FOLDED_DIMENSIONS; base < n; base += FOLDED_DIMENSIONS) {
-      const end = Math.min(FOLDED_DIMENSIONS, n - base);
-      for (let j = 0; j < end; j++) folded[j]! += s[base + j]! * vector[base + j]!;
-    }
+  if (n <= FOLDED_DIMENSIONS) {
+    for (let i = 0; i < n; i++) folded[i] = vector[i]!;
+    return n;
   }
+  // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
+  const s = signsFor(n);
+  for (let j = 0; j < FOLDED_DIMENSIONS; j++) folded[j] = s[j]! * vector[j]!;
+  for (let base = FOLDED_DIMENSIONS; base < n; base += FOLDED_DIMENSIONS) {
+    const end = Math.min(FOLDED_DIMENSIONS, n - base);
+    for (let j = 0; j < end; j++) folded[j]! += s[base + j]! * vector[base + j]!;
+  }
+  return FOLDED_DIMENSIONS;
+}
+
+/** 1 / the length of the first `dims` components of `folded` (1 for a zero vector). */
+function inverseLength(dims: number): number {
   let sum = 0;
   for (let j = 0; j < dims; j++) sum += folded[j]! * folded[j]!;
-  const scale = 127 / (Math.sqrt(sum) || 1);
+  return 1 / (Math.sqrt(sum) || 1);
+}
+
+/**
+ * A vector's stored forms in SQLite, views of one buffer: `int8`, its folded unit form as int8
+ * (components times 127, rounded), and `bits`, the signs of those int8 components (bit i of byte i >> 3
+ * set where component i is positive). The vector need not be unit length: folding is linear. A vector
+ * that comes straight from the model is still in the processor's cache.
+ */
+export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer } {
+  const dims = foldInto(vector);
+  const scale = 127 * inverseLength(dims);
   const out = Buffer.allocUnsafe(dims + bitBytes(dims));
   out.fill(0, dims);
   for (let j = 0; j < dims; j++) {
@@ -70,6 +75,18 @@ export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer
     if (x > 0) out[dims + (j >> 3)]! |= 1 << (j & 7);
   }
   return { int8: out.subarray(0, dims), bits: out.subarray(dims) };
+}
+
+/**
+ * A vector as PostgreSQL keeps it: folded, unit length, and always FOLDED_DIMENSIONS long (a smaller
+ * model's padded with zeros, which changes no cosine), so that one approximate index serves every model.
+ */
+export function foldedUnit(vector: ArrayLike<number>): Float32Array {
+  const dims = foldInto(vector);
+  const scale = inverseLength(dims);
+  const out = new Float32Array(FOLDED_DIMENSIONS);
+  for (let j = 0; j < dims; j++) out[j] = folded[j]! * scale;
+  return out;
 }
 
 /** signBits of a stored int8 vector: the bits compact() gave it. */

@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refreshIndex } from '../../../src/research/documents/refresh.js';
+import type { PostgresStore } from '../../../src/store/postgres/store.js';
+import { foldedUnit } from '../../../src/store/vectors.js';
+import { openTestStore, startTestDatabase, type TestDatabase } from '../../support/pg.js';
+
+// Passage vectors on PostgreSQL (pgvector; PGlite ships it, a real server may not have it, and then
+// these tests have nothing to check): every model's vectors folded to 512 dimensions, candidates found
+// by their sign bits in a scan of small rows, a model's vectors found among another's, and vectors kept by
+// an earlier version (each model at its own size) folded in place by `agent db migrate`, so that the
+// same passages are found without embedding anything again.
+
+const LARGE = 'test:large@1536';
+const SMALL = 'test:small@384';
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Vectors in clusters (a topic each), as a model's are: a topic's centre plus noise. */
+function clustered(dims: number, next: () => number): (count: number) => number[][] {
+  const gauss = () => Math.sqrt(-2 * Math.log(next() + 1e-12)) * Math.cos(2 * Math.PI * next());
+  const centres = Array.from({ length: 12 }, () => Array.from({ length: dims }, gauss));
+  return (count) =>
+    Array.from({ length: count }, () =>
+      centres[Math.floor(next() * centres.length)]!.map((x) => x + gauss()),
+    );
+}
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((n, x, i) => n + x * b[i]!, 0);
+
+let db: TestDatabase;
+let store: PostgresStore;
+let dir: string;
+let hashes: string[];
+let usable = false;
+
+beforeAll(async () => {
+  db = await startTestDatabase({ vector: true });
+  store = await openTestStore(db);
+  dir = mkdtempSync(join(tmpdir(), 'agent-pg-vectors-'));
+  for (let f = 0; f < 40; f++) {
+    const sections = Array.from(
+      { length: 10 },
+      (_, s) => `## Part ${s}\n\nFile ${f} section ${s} says ${f * 10 + s}.`,
+    );
+    writeFileSync(join(dir, `doc-${f}.md`), `# Document ${f}\n\n${sections.join('\n\n')}\n`);
+  }
+  await refreshIndex(store, dir);
+  hashes = [...new Set((await store.vectors.missing(dir, LARGE, 10_000)).map((p) => p.hash))];
+  usable = (await store.vectors.unavailable()) === undefined;
+}, 90_000);
+afterAll(async () => {
+  await store?.close();
+  await db?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const put = (s: PostgresStore, model: string, keys: string[], vectors: number[][]) =>
+  s.vectors.put(
+    model,
+    keys.map((hash, i) => ({ hash, vector: s.vectors.prepare(vectors[i]!) })),
+  );
+
+const keysOf = async (s: PostgresStore, model: string, query: number[], limit: number) =>
+  (await s.vectors.nearest(dir, model, query, limit)).map((h) => `${h.slug}#${h.ordinal}`);
+
+describe('passage vectors on PostgreSQL', () => {
+  const large = clustered(1536, random(5));
+  const small = clustered(384, random(6));
+  let largeVectors: number[][];
+  let smallVectors: number[][];
+
+  it('finds the nearest passages of a model by a scan of small rows, and another model’s among them', async () => {
+    if (!usable) return;
+    expect(hashes).toHaveLength(400);
+    largeVectors = large(hashes.length);
+    smallVectors = small(20);
+    await put(store, LARGE, hashes, largeVectors);
+    // A second model has vectors for a few passages only.
+    await put(store, SMALL, hashes.slice(0, 20), smallVectors);
+    // The scan reads rows of signs only: a few hundred bytes each, not the vectors' kilobyte.
+    const [size] = await db.sql<{ bytes: number; rows: number }>(
+      "SELECT pg_relation_size('passage_vector_signs')::int AS bytes, (SELECT count(*)::int FROM passage_vector_signs) AS rows",
+    );
+    expect(size!.rows).toBe(420);
+    expect(size!.bytes / size!.rows).toBeLessThan(300);
+    const folded = largeVectors.map(foldedUnit);
+    let found = 0;
+    for (const query of large(10)) {
+      const q = foldedUnit(query);
+      const truth = folded
+        .map((v, i) => ({ i, s: cosine(v, q) }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 10);
+      const hits = await store.vectors.nearest(dir, LARGE, query, 10);
+      expect(hits).toHaveLength(10);
+      const got = new Set(hits.map((h) => h.similarity.toFixed(2)));
+      found += truth.filter((t) => got.has(t.s.toFixed(2))).length;
+    }
+    expect(found / 100).toBeGreaterThanOrEqual(0.9);
+    const few = await store.vectors.nearest(dir, SMALL, small(1)[0]!, 5);
+    expect(few).toHaveLength(5);
+    expect(few.every((h) => h.documentId !== undefined && h.ordinal < 10)).toBe(true);
+  });
+
+  it('folds the vectors an earlier version kept at each model’s size, in place, when migrated', async () => {
+    if (!usable) return;
+    // Fewer vectors than above: folding in SQL is slow on PGlite.
+    await db.sql('DELETE FROM passage_vectors WHERE model = $1 AND NOT hash = ANY ($2::bytea[])', [
+      LARGE,
+      hashes.slice(0, 60).map((h) => Buffer.from(h, 'hex')),
+    ]);
+    const kept = { large: largeVectors.slice(0, 60), hashes: hashes.slice(0, 60) };
+    const queries = [...large(3)];
+    const before = [];
+    for (const q of queries) before.push(await keysOf(store, LARGE, q, 5));
+    const smallBefore = await keysOf(store, SMALL, smallVectors[3]!, 3);
+    // The table as the earlier version left it: halfvec of the model's own size, unit length, no signs.
+    const unit = (v: number[]) => {
+      const n = Math.hypot(...v);
+      return `[${v.map((x) => (x / n).toPrecision(5)).join(',')}]`;
+    };
+    await db.sql('DROP TABLE passage_vector_signs, passage_vectors');
+    await db.sql(
+      'CREATE TABLE passage_vectors (model text NOT NULL, hash bytea NOT NULL, vector halfvec NOT NULL, PRIMARY KEY (model, hash))',
+    );
+    await db.sql(
+      `INSERT INTO passage_vectors SELECT m, decode(h, 'hex'), v::halfvec
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS u (m, h, v)`,
+      [
+        [...kept.hashes.map(() => LARGE), ...hashes.slice(0, 20).map(() => SMALL)],
+        [...kept.hashes, ...hashes.slice(0, 20)],
+        [...kept.large.map(unit), ...smallVectors.map(unit)],
+      ],
+    );
+    const stale = await openTestStore(db);
+    expect(await stale.vectors.unavailable()).toMatch(
+      /kept by an earlier version: its owner runs agent db migrate/,
+    );
+    await stale.close();
+    await store.migrate();
+    const after = await openTestStore(db);
+    try {
+      expect(await after.vectors.unavailable()).toBeUndefined();
+      expect(await after.vectors.countMissing(dir, LARGE)).toBe(hashes.length - 60);
+      for (const [i, q] of queries.entries()) expect(await keysOf(after, LARGE, q, 5)).toEqual(before[i]);
+      expect(await keysOf(after, SMALL, smallVectors[3]!, 3)).toEqual(smallBefore);
+      const left = await db.sql("SELECT 1 FROM pg_class WHERE relname = 'passage_vectors_unsized'");
+      expect(left).toEqual([]);
+    } finally {
+      await after.close();
+    }
+  });
+});
