@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { compact } from '../../src/store/vectors.js';
 import { tempDb } from '../support/cli.js';
+import { clustered, random } from '../support/vectors.js';
 
 // Passage vectors in SQLite: the nearest passages found through the sign-bit scan are the true nearest
 // (by the stored int8 vectors), pruned vectors leave the scan, and a database whose vectors were kept in
@@ -16,18 +17,7 @@ import { tempDb } from '../support/cli.js';
 
 const DIMS = 1536;
 const SPACE = `test:bench@${DIMS}`;
-
-/** A small seeded generator (mulberry32), so that a failure can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const TOPICS = { topics: 40, noise: 1.2 };
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -55,17 +45,6 @@ async function indexed(
   await refreshIndex(store, dir);
   const hashes = [...new Set((await store.vectors.missing(dir, SPACE, 1_000_000)).map((p) => p.hash))];
   return { store, dir, hashes };
-}
-
-/** Vectors in clusters (a topic each), as a model's are: a topic's centre plus noise. */
-function clustered(next: () => number): (count: number) => number[][] {
-  const gauss = () => Math.sqrt(-2 * Math.log(next() + 1e-12)) * Math.cos(2 * Math.PI * next());
-  const centres = Array.from({ length: 40 }, () => Array.from({ length: DIMS }, gauss));
-  return (count) =>
-    Array.from({ length: count }, () => {
-      const c = centres[Math.floor(next() * centres.length)]!;
-      return c.map((x) => x + 1.2 * gauss());
-    });
 }
 
 /** Cosine of two stored (int8) forms: what the store ranks by. */
@@ -99,7 +78,7 @@ describe('SQLite passage vectors', () => {
     const { store, dir, hashes } = await indexed(tempDb(), 300);
     expect(hashes).toHaveLength(3000);
     if (await store.vectors.unavailable()) return;
-    const vectorsOf = clustered(random(7));
+    const vectorsOf = clustered(DIMS, random(7), TOPICS);
     const vectors = vectorsOf(hashes.length);
     await put(store, hashes, vectors);
     expect(await store.vectors.countMissing(dir, SPACE)).toBe(0);
@@ -136,7 +115,7 @@ describe('SQLite passage vectors', () => {
   it('leaves pruned vectors out of the scan, and searches what is left', async () => {
     const { store, dir, hashes } = await indexed(tempDb(), 20);
     if (await store.vectors.unavailable()) return;
-    const vectors = clustered(random(3))(hashes.length);
+    const vectors = clustered(DIMS, random(3), TOPICS)(hashes.length);
     await put(store, hashes, vectors);
     // The first document changes: its passages' vectors are no longer anyone's.
     writeFileSync(join(dir, 'doc-0.md'), '# Document 0\n\nNothing of what it said.\n');
@@ -158,7 +137,7 @@ describe('SQLite passage vectors', () => {
     const path = tempDb();
     const { store, dir, hashes } = await indexed(path, 30);
     if (await store.vectors.unavailable()) return;
-    const vectorsOf = clustered(random(11));
+    const vectorsOf = clustered(DIMS, random(11), TOPICS);
     await put(store, hashes, vectorsOf(hashes.length));
     const queries = vectorsOf(5);
     const before = [];

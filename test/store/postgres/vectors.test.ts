@@ -6,6 +6,7 @@ import { refreshIndex } from '../../../src/research/documents/refresh.js';
 import type { PostgresStore } from '../../../src/store/postgres/store.js';
 import { foldedUnit } from '../../../src/store/vectors.js';
 import { openTestStore, startTestDatabase, type TestDatabase } from '../../support/pg.js';
+import { clustered, random } from '../../support/vectors.js';
 
 // Passage vectors on PostgreSQL (pgvector; PGlite ships it, a real server may not have it, and then
 // these tests have nothing to check): every model's vectors folded to 512 dimensions, candidates found
@@ -15,27 +16,7 @@ import { openTestStore, startTestDatabase, type TestDatabase } from '../../suppo
 
 const LARGE = 'test:large@1536';
 const SMALL = 'test:small@384';
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Vectors in clusters (a topic each), as a model's are: a topic's centre plus noise. */
-function clustered(dims: number, next: () => number): (count: number) => number[][] {
-  const gauss = () => Math.sqrt(-2 * Math.log(next() + 1e-12)) * Math.cos(2 * Math.PI * next());
-  const centres = Array.from({ length: 12 }, () => Array.from({ length: dims }, gauss));
-  return (count) =>
-    Array.from({ length: count }, () =>
-      centres[Math.floor(next() * centres.length)]!.map((x) => x + gauss()),
-    );
-}
+const TOPICS = { topics: 12, noise: 1 };
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((n, x, i) => n + x * b[i]!, 0);
 
@@ -76,8 +57,8 @@ const keysOf = async (s: PostgresStore, model: string, query: number[], limit: n
   (await s.vectors.nearest(dir, model, query, limit)).map((h) => `${h.slug}#${h.ordinal}`);
 
 describe('passage vectors on PostgreSQL', () => {
-  const large = clustered(1536, random(5));
-  const small = clustered(384, random(6));
+  const large = clustered(1536, random(5), TOPICS);
+  const small = clustered(384, random(6), TOPICS);
   let largeVectors: number[][];
   let smallVectors: number[][];
 
