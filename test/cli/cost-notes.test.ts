@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDb } from '../support/cli.js';
 import { sqliteStore } from '../support/stores.js';
@@ -13,9 +13,11 @@ describe('agent cost', () => {
   it('says a damaged database is damaged, in one line, exit 1', async () => {
     const path = tempDb();
     await (await sqliteStore(path)).close();
-    // Pages past the header, where the tables are: the file opens, the ledger read fails.
+    // Pages past the header, where the tables are: the file opens, the ledger read fails. The page size
+    // is the header's (bytes 16–17).
+    const page = readFileSync(path).readUInt16BE(16);
     const file = openSync(path, 'r+');
-    writeSync(file, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, 3 * 4096);
+    writeSync(file, Buffer.alloc(3 * page, 0xff), 0, 3 * page, 3 * page);
     closeSync(file);
     const r = await runCli(['cost'], { env: { AGENT_DB: path } });
     expect(r.code).toBe(1);
