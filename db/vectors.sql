@@ -9,7 +9,10 @@
 -- fixed sign, into i mod 512; a smaller model's padded with zeros, which changes no cosine):
 --   passage_vector_signs  its signs (binary_quantize), 64 bytes, scanned by Hamming distance for
 --                         candidates: a table of its own, so that the scan reads 150-byte rows;
---   passage_vectors       the vector as halfvec(512), read only for the candidates, which it ranks.
+--   passage_vectors       the vector's int8 components (as SQLite keeps them) in a halfvec(512), read
+--                         only for the candidates, which it ranks by cosine.
+-- The two are written and deleted together, by one statement each time (no foreign key: its check
+-- would lock a vector's row for every sign written).
 -- No approximate index: an HNSW graph costs every insert a search of the graph, more than the scan it
 -- would save at the sizes of a team's documents.
 DO $$
@@ -43,14 +46,12 @@ BEGIN
       model text NOT NULL,
       hash bytea NOT NULL,
       bits bit(512) NOT NULL,
-      PRIMARY KEY (model, hash),
-      FOREIGN KEY (model, hash) REFERENCES passage_vectors ON DELETE CASCADE
+      PRIMARY KEY (model, hash)
     );
   END IF;
   IF pg_catalog.to_regclass('passage_vectors_unsized') IS NOT NULL THEN
     -- Folded as foldInto() folds: the sign of dimension i (0-based) is bit 0 xor bit 15 of
-    -- (i + 1) * 2654435761 mod 2^32, + for 1; a model of 512 dimensions or fewer is not folded. Cosine
-    -- does not need unit length.
+    -- (i + 1) * 2654435761 mod 2^32, + for 1; a model of 512 dimensions or fewer is not folded.
     INSERT INTO passage_vectors (model, hash, vector)
     SELECT u.model, u.hash, f.vector
     FROM passage_vectors_unsized u
@@ -58,7 +59,7 @@ BEGIN
       SELECT r.arr, pg_catalog.cardinality(r.arr) AS n FROM (SELECT u.vector::real[] AS arr) AS r
     ) AS a
     CROSS JOIN LATERAL (
-      SELECT pg_catalog.array_agg(coalesce(s.x, 0) ORDER BY g.j)::real[]::halfvec(512) AS vector
+      SELECT pg_catalog.array_agg(coalesce(s.x, 0) ORDER BY g.j) AS sums
       FROM pg_catalog.generate_series(0, 511) AS g (j)
       LEFT JOIN (
         SELECT (e.o - 1) % 512 AS j,
@@ -69,6 +70,14 @@ BEGIN
         ) AS e
         GROUP BY 1
       ) AS s ON s.j = g.j
+    ) AS folded
+    -- Then made int8 as compact() makes it: times 127 over the folded vector's length, rounded.
+    CROSS JOIN LATERAL (
+      SELECT pg_catalog.array_agg(
+          pg_catalog.round(c.x * 127 / coalesce(nullif(pg_catalog.sqrt(
+            (SELECT sum(y * y) FROM pg_catalog.unnest(folded.sums) AS t (y))), 0), 1))
+          ORDER BY c.o)::real[]::halfvec(512) AS vector
+      FROM pg_catalog.unnest(folded.sums) WITH ORDINALITY AS c (x, o)
     ) AS f
     ON CONFLICT DO NOTHING;
     INSERT INTO passage_vector_signs (model, hash, bits)

@@ -5,8 +5,8 @@
 // dimensions or fewer (text-embedding-3 asked for 512, say) are not folded at all.
 // The signs of those int8 components, one bit each (64 bytes), are scanned by Hamming distance to find
 // the candidates: a few milliseconds for 100,000 passages. So 1,536 dimensions take 576 bytes, not the
-// 6,144 of float32. PostgreSQL keeps the folded vector as pgvector's halfvec(512) (1,024 bytes), which
-// its HNSW index searches.
+// 6,144 of float32. PostgreSQL keeps the same int8 components in pgvector's halfvec(512) and the same
+// signs as bit(512) (db/vectors.sql).
 
 export const FOLDED_DIMENSIONS = 512;
 
@@ -58,7 +58,7 @@ function inverseLength(dims: number): number {
 }
 
 /**
- * A vector's stored forms in SQLite, views of one buffer: `int8`, its folded unit form as int8
+ * A vector's stored forms, views of one buffer: `int8`, its folded unit form as int8
  * (components times 127, rounded), and `bits`, the signs of those int8 components (bit i of byte i >> 3
  * set where component i is positive). The vector need not be unit length: folding is linear. A vector
  * that comes straight from the model is still in the processor's cache.
@@ -75,18 +75,6 @@ export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer
     if (x > 0) out[dims + (j >> 3)]! |= 1 << (j & 7);
   }
   return { int8: out.subarray(0, dims), bits: out.subarray(dims) };
-}
-
-/**
- * A vector as PostgreSQL keeps it: folded, unit length, and always FOLDED_DIMENSIONS long (a smaller
- * model's padded with zeros, which changes no cosine), so that one approximate index serves every model.
- */
-export function foldedUnit(vector: ArrayLike<number>): Float32Array {
-  const dims = foldInto(vector);
-  const scale = inverseLength(dims);
-  const out = new Float32Array(FOLDED_DIMENSIONS);
-  for (let j = 0; j < dims; j++) out[j] = folded[j]! * scale;
-  return out;
 }
 
 /** signBits of a stored int8 vector: the bits compact() gave it. */

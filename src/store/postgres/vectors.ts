@@ -1,5 +1,5 @@
 import type { PreparedVector, UnembeddedPassage, VectorHit, VectorStore } from '../store.js';
-import { FOLDED_DIMENSIONS, foldedUnit } from '../vectors.js';
+import { compact, FOLDED_DIMENSIONS } from '../vectors.js';
 import type { Db } from './db.js';
 
 // Passage vectors on PostgreSQL (pgvector 0.7 or later), as in SQLite: every model's vectors folded to
@@ -14,8 +14,16 @@ const OVERFETCH = 4;
 const COLUMNS = `d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
   p.start_offset AS start, p.end_offset AS "end"`;
 
-/** A vector, folded and unit length, as pgvector's text input: '[0.1,-0.2,…]'. */
-const literal = (v: ArrayLike<number>) => `[${Array.from(foldedUnit(v), (x) => x.toPrecision(5)).join(',')}]`;
+/**
+ * A vector as pgvector's text input: its stored int8 form (as SQLite keeps it, padded with zeros to 512),
+ * '[12,-3,…]'. Cosine needs no unit length, and small integers are quick to write and to read.
+ */
+function literal(vector: ArrayLike<number>): string {
+  const { int8 } = compact(vector);
+  const values = new Int8Array(int8.buffer, int8.byteOffset, int8.length).join(',');
+  const padding = FOLDED_DIMENSIONS - int8.length;
+  return `[${values}${padding > 0 ? ',0'.repeat(padding) : ''}]`;
+}
 
 export class PgVectors implements VectorStore {
   private checked?: Promise<string | undefined>;
@@ -130,7 +138,10 @@ export class PgVectors implements VectorStore {
     const row = await this.db.one<{ n: number }>(
       `WITH gone AS (
          DELETE FROM passage_vectors v WHERE NOT EXISTS (SELECT 1 FROM passage_spans p WHERE p.hash = v.hash)
-         RETURNING 1
+         RETURNING model, hash
+       ),
+       signs AS (
+         DELETE FROM passage_vector_signs s USING gone WHERE s.model = gone.model AND s.hash = gone.hash
        )
        SELECT count(*)::int AS n FROM gone`,
     );

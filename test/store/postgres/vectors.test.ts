@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../../src/research/documents/refresh.js';
 import type { PostgresStore } from '../../../src/store/postgres/store.js';
-import { foldedUnit } from '../../../src/store/vectors.js';
+import { compact } from '../../../src/store/vectors.js';
 import { openTestStore, startTestDatabase, type TestDatabase } from '../../support/pg.js';
 import { clustered, random } from '../../support/vectors.js';
 
@@ -18,7 +18,23 @@ const LARGE = 'test:large@1536';
 const SMALL = 'test:small@384';
 const TOPICS = { topics: 12, noise: 1 };
 
-const cosine = (a: Float32Array, b: Float32Array) => a.reduce((n, x, i) => n + x * b[i]!, 0);
+/** Cosine of two vectors' stored (int8) forms: what the store ranks by. */
+function cosine(a: Int8Array, b: Int8Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+const int8 = (v: number[]) => {
+  const { int8: b } = compact(v);
+  return new Int8Array(b.buffer, b.byteOffset, b.length);
+};
 
 let db: TestDatabase;
 let store: PostgresStore;
@@ -76,10 +92,10 @@ describe('passage vectors on PostgreSQL', () => {
     );
     expect(size!.rows).toBe(420);
     expect(size!.bytes / size!.rows).toBeLessThan(300);
-    const folded = largeVectors.map(foldedUnit);
+    const folded = largeVectors.map(int8);
     let found = 0;
     for (const query of large(10)) {
-      const q = foldedUnit(query);
+      const q = int8(query);
       const truth = folded
         .map((v, i) => ({ i, s: cosine(v, q) }))
         .sort((a, b) => b.s - a.s)
