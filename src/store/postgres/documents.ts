@@ -1,4 +1,3 @@
-import { inflateRawSync } from 'node:zlib';
 import { holderGone } from '../holder.js';
 import type {
   DocumentInfo,
@@ -11,15 +10,13 @@ import type {
 } from '../store.js';
 import { type Client, type Db, rows } from './db.js';
 import { rankPassages, searchDocuments, searchPassages } from './search.js';
+import { inflate, pgSpanReader } from './span-reader.js';
 
 // The document index on PostgreSQL: one row per document, its text as compressed blocks (stored once),
 // its passages as spans with a tsvector each. A batch of documents is written in one transaction, so no
 // reader sees a document without its passages; the folder's lease row keeps two indexers apart.
 
 const EXTRACTOR_KEY = 'extractor_version';
-
-const inflate = (data: Buffer, deflated: boolean): string =>
-  (deflated ? inflateRawSync(data) : data).toString('utf8');
 
 export class PgIndex implements IndexStore {
   constructor(private readonly db: Db) {}
@@ -141,34 +138,7 @@ export class PgIndex implements IndexStore {
   }
 
   spanReader(): (documentId: number, start: number, end: number) => Promise<string> {
-    const blocks = new Map<number, { id: number; start: number }[]>();
-    const inflated = new Map<number, string>();
-    return async (documentId, start, end) => {
-      let list = blocks.get(documentId);
-      if (!list) {
-        list = await this.db.query<{ id: number; start: number }>(
-          'SELECT id, start_offset AS start FROM document_blocks WHERE document_id = $1 ORDER BY start_offset',
-          [documentId],
-        );
-        blocks.set(documentId, list);
-      }
-      let text = '';
-      for (const [i, block] of list.entries()) {
-        const next = list[i + 1]?.start ?? Number.POSITIVE_INFINITY;
-        if (next <= start || block.start >= end) continue;
-        let whole = inflated.get(block.id);
-        if (whole === undefined) {
-          const row = await this.db.one<{ data: Buffer; deflated: boolean }>(
-            'SELECT data, deflated FROM document_blocks WHERE id = $1',
-            [block.id],
-          );
-          whole = row ? inflate(row.data, row.deflated) : '';
-          inflated.set(block.id, whole);
-        }
-        text += whole.slice(Math.max(0, start - block.start), end - block.start);
-      }
-      return text;
-    };
+    return pgSpanReader(this.db);
   }
 
   searchDocuments(root: string, terms: string[], limit: number): Promise<SearchHit[]> {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,40 @@ describe('the document index on PostgreSQL', () => {
     expect(spans.length).toBeGreaterThan(1);
     const read = store.index.spanReader();
     for (const s of spans) expect(await read(refunds!.id, s.start, s.end)).toBe(text.slice(s.start, s.end));
+  });
+
+  it('reads many spans at once, across block boundaries, each as its text says', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'pg-spans-'));
+    const sections = Array.from(
+      { length: 60 },
+      (_, i) => `## Part ${i}\n\n${`Clause ${i} of the long handbook. `.repeat(30)}`,
+    );
+    writeFileSync(join(folder, 'long.md'), `# Long\n\n${sections.join('\n\n')}\n`);
+    writeFileSync(join(folder, 'short.md'), '# Short\n\nOne line.\n');
+    await store.index.write(folder, await preparedFolder(folder), []);
+    const long = (await store.index.find(folder, 'long'))!;
+    const short = (await store.index.find(folder, 'short'))!;
+    const texts = {
+      [long.id]: await store.index.text(long.id),
+      [short.id]: await store.index.text(short.id),
+    };
+    expect(texts[long.id]!.length).toBeGreaterThan(50_000);
+    // Passages, and spans that start and end anywhere (most cross a block's end).
+    const asked = [
+      ...(await store.index.passageSpans(long.id)).map((s) => ({ id: long.id, start: s.start, end: s.end })),
+      ...(await store.index.passageSpans(short.id)).map((s) => ({
+        id: short.id,
+        start: s.start,
+        end: s.end,
+      })),
+    ];
+    for (let i = 0; i < 40; i++) {
+      const start = (i * 1543) % 60_000;
+      asked.push({ id: long.id, start, end: start + 9_000 });
+    }
+    const read = store.index.spanReader();
+    const got = await Promise.all(asked.map((a) => read(a.id, a.start, a.end)));
+    expect(got).toEqual(asked.map((a) => texts[a.id]!.slice(a.start, a.end)));
   });
 
   it('skips a document written already, rewrites a changed one and removes gone ones, in one write', async () => {
