@@ -172,11 +172,12 @@ async function writeDocument(c: Client, root: string, doc: DocumentWrite): Promi
   if (now && now.mtime_ms === doc.mtimeMs && now.size === doc.size && now.path === doc.path) return;
   const [row] = await rows<{ id: number }>(
     c,
-    `INSERT INTO documents (root, slug, path, title, mtime_ms, size, length) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO documents (root, slug, path, title, mtime_ms, size, length, passages)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (root, slug) DO UPDATE SET path = excluded.path, title = excluded.title,
-       mtime_ms = excluded.mtime_ms, size = excluded.size, length = excluded.length
+       mtime_ms = excluded.mtime_ms, size = excluded.size, length = excluded.length, passages = excluded.passages
      RETURNING id`,
-    [root, doc.slug, doc.path, doc.title, doc.mtimeMs, doc.size, doc.chars],
+    [root, doc.slug, doc.path, doc.title, doc.mtimeMs, doc.size, doc.chars, doc.spans.length],
   );
   const id = row!.id;
   await c.query('DELETE FROM passage_spans WHERE document_id = $1', [id]);

@@ -12,7 +12,7 @@ import { WEIGHTS } from './fts.js';
 const NORM = 32;
 
 /**
- * CTEs over the passages matching any of $1's terms within `scope` (an SQL condition on p and d):
+ * CTEs over the passages matching any of $1's terms within `scope` (an SQL condition on d, documents):
  * `idf` (t, w) the terms' weights, `scores` (id, score) the passages' scores.
  */
 const scored = (scope: string) => `
@@ -20,7 +20,7 @@ const scored = (scope: string) => `
     SELECT t, q FROM pg_catalog.unnest($1::text[]) AS t, pg_catalog.websearch_to_tsquery('english', '"' || t || '"') AS q
     WHERE pg_catalog.numnode(q) > 0
   ), n AS MATERIALIZED (
-    SELECT count(*)::float8 AS n FROM passage_spans p JOIN documents d ON d.id = p.document_id WHERE ${scope}
+    SELECT coalesce(sum(d.passages), 0)::float8 AS n FROM documents d WHERE ${scope}
   ), hits AS (
     SELECT terms.t, p.id, pg_catalog.ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
     FROM terms JOIN passage_spans p ON p.tsv @@ terms.q JOIN documents d ON d.id = p.document_id
