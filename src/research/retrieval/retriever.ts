@@ -142,19 +142,25 @@ export class Retriever {
       return hits.map((h, i) => ({ ...h, bm25Rank: i + 1, vectorRank: null, score: h.score }));
     }
     const semantic = this.mode === 'semantic';
-    const bm25 = !semantic && terms.length ? await store.index.searchPassages(root, terms, CANDIDATES) : [];
-    const near = await store.vectors.nearest(root, this.space, vector, CANDIDATES);
-    const read = store.index.spanReader();
-    const nearHits: PassageHit[] = await Promise.all(
-      near.map(async (h) => ({
-        ...pick(h),
-        text: await read(h.documentId, h.start, h.end),
-        score: h.similarity,
-      })),
-    );
     const exact = semantic ? [] : exactTokens(query);
-    // Passages that hold the exact tokens are candidates even when neither list ranked them high.
-    const extra = exact.length ? await store.index.searchPassages(root, queryTerms(exact.join(' ')), 10) : [];
+    const read = store.index.spanReader();
+    // The three searches at once: on a team database each is a statement of its own.
+    const [bm25, nearHits, extra] = await Promise.all([
+      !semantic && terms.length ? store.index.searchPassages(root, terms, CANDIDATES) : [],
+      store.vectors.nearest(root, this.space, vector, CANDIDATES).then((near) =>
+        Promise.all(
+          near.map(
+            async (h): Promise<PassageHit> => ({
+              ...pick(h),
+              text: await read(h.documentId, h.start, h.end),
+              score: h.similarity,
+            }),
+          ),
+        ),
+      ),
+      // Passages that hold the exact tokens are candidates even when neither list ranked them high.
+      exact.length ? store.index.searchPassages(root, queryTerms(exact.join(' ')), 10) : [],
+    ]);
     const fused = fuse(
       bm25,
       nearHits,
