@@ -191,6 +191,35 @@ export async function item(db: Db, batchId: string, line: number): Promise<Item 
   ]);
 }
 
+/**
+ * What a job reads first, in one statement: its item, its batch, and the research run the item kept
+ * (by its id, or by the ledger id it was started under, for a worker that died before noting it).
+ */
+export async function jobStart(
+  db: Db,
+  batchId: string,
+  line: number,
+): Promise<{ item?: Item; batch?: BatchRow; run?: { id: number; status: string } }> {
+  const row = await db.one<{ item: Item; batch: BatchRow | null; runId: number | null; runStatus: string }>(
+    `SELECT pg_catalog.row_to_json(i) AS item, pg_catalog.row_to_json(bb) AS batch, r.id AS "runId",
+       r.status AS "runStatus"
+     FROM (SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 AND line = $2) AS i
+     LEFT JOIN LATERAL (SELECT ${BATCH_COLUMNS} FROM batches b WHERE b.id = $1) AS bb ON true
+     LEFT JOIN LATERAL (
+       SELECT r.id, r.status FROM research_runs r
+       WHERE r.id = i."runId" OR r.id = (SELECT run_id FROM run_progress WHERE ledger_id = i."ledgerId" LIMIT 1)
+       ORDER BY r.id LIMIT 1
+     ) AS r ON true`,
+    [batchId, line],
+  );
+  if (!row) return {};
+  return {
+    item: row.item,
+    batch: row.batch ?? undefined,
+    run: row.runId === null ? undefined : { id: row.runId, status: row.runStatus },
+  };
+}
+
 /** Marks the batch cancelled (its author only) and cancels its queued jobs; running ones stop at their next step. */
 export async function cancelBatch(db: Db, boss: Boss, id: string): Promise<number> {
   await getBatch(db, id);

@@ -10,12 +10,11 @@ import type { PostgresStore } from '../store/postgres/store.js';
 import type { Store } from '../store/store.js';
 import {
   type BatchRow,
-  batchRow,
   batchSpent,
   CAP_SPENT_MARK,
   type Item,
   isCancelled,
-  item as readItem,
+  jobStart,
   takeItem,
   touchItem,
   updateItem,
@@ -67,17 +66,6 @@ function retryable(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The item's research run, if one was kept: from the item, or by the ledger id it was started under. */
-async function runOf(store: PostgresStore, it: Item): Promise<{ id: number; status: string } | undefined> {
-  const row = await store.db.one<{ id: number; status: string }>(
-    `SELECT r.id, r.status FROM research_runs r
-     WHERE r.id = $1 OR r.id = (SELECT run_id FROM run_progress WHERE ledger_id = $2 LIMIT 1)
-     ORDER BY r.id LIMIT 1`,
-    [it.runId, it.ledgerId],
-  );
-  return row ?? undefined;
-}
-
 /** The store as the run sees it: the moment its run is kept, the item knows it (a later delivery finds it). */
 function noting(store: PostgresStore, it: Item): Store {
   const progress = Object.create(store.progress) as Store['progress'];
@@ -92,11 +80,10 @@ function noting(store: PostgresStore, it: Item): Store {
 export async function runJob(ctx: JobContext, batchId: string, line: number): Promise<JobEnd> {
   const { store } = ctx;
   const db = store.db;
-  const it = await readItem(db, batchId, line);
+  const { item: it, batch, run } = await jobStart(db, batchId, line);
   // Gone (its batch deleted) or already settled: a duplicate delivery does nothing.
   if (!it || it.state === 'done' || it.state === 'failed' || it.state === 'cancelled')
     return { kind: 'complete' };
-  const batch = await batchRow(db, batchId);
   if (!batch) return { kind: 'complete' };
   if (batch.cancelled) {
     await updateItem(db, batchId, line, { state: 'cancelled', holder: null });
@@ -118,7 +105,6 @@ export async function runJob(ctx: JobContext, batchId: string, line: number): Pr
       return { kind: 'complete' };
     }
   }
-  const run = await runOf(store, it);
   if (run?.status === 'done') {
     // Answered before the item could say so (its worker died in between): that report is the answer.
     const saved = await store.runs.get(run.id);

@@ -73,9 +73,12 @@ export function readingRounds(
           { role: 'user', content: extractPrompt(o.question, source) },
         ]);
         facts.set(source, text.trim() || NO_FACTS);
-        await o.progress?.onFacts(key, facts.get(source)!);
-        // Only a whole answer is kept: not an empty one, not one cut at the output limit.
-        if (text.trim() && stopReason !== 'length') await extracted.put(block, text.trim());
+        // Recorded in the run's progress and kept in the cache at once (two statements, one wait). Only
+        // a whole answer is cached: not an empty one, not one cut at the output limit.
+        await Promise.all([
+          o.progress?.onFacts(key, facts.get(source)!),
+          text.trim() && stopReason !== 'length' ? extracted.put(block, text.trim()) : undefined,
+        ]);
       } catch (error) {
         if (error instanceof AbortedError) throw error;
         if (error instanceof CapReached) unread.add(source);
