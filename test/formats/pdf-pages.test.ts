@@ -41,11 +41,16 @@ describe('readPdf: long documents', () => {
     expect(alone.result.pages).toHaveLength(160);
     expect(alone.result.pages[159]).toMatch(/^Chapter 160\n/);
     expect(alone.result.pages[0]).toMatch(/^# Chapter 1\n\n/);
-    // The first read starts the workers; the second finds them ready.
+    // The first read starts the workers; later ones find them ready. On a loaded machine a worker may not
+    // get the processor before this thread has read every page: a few reads, and at least one shared.
     await readPdf(LONG, { workers: 2 });
-    const shared = await pagesGivenToWorkers(() => readPdf(LONG, { workers: 2 }));
-    expect(shared.given.length).toBeGreaterThan(0);
-    expect(shared.result).toEqual(alone.result);
+    let given = 0;
+    for (let attempt = 0; attempt < 4 && given === 0; attempt++) {
+      const shared = await pagesGivenToWorkers(() => readPdf(LONG, { workers: 2 }));
+      expect(shared.result).toEqual(alone.result);
+      given = shared.given.length;
+    }
+    expect(given).toBeGreaterThan(0);
   });
 
   it('reads a short PDF on this thread only: a worker would cost more than it saves', async () => {
