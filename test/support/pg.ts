@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 import { openPostgres } from '../../src/store/postgres/open.js';
 import type { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/store.js';
@@ -99,7 +100,8 @@ export const openTestStore = (db: TestDatabase, user = 'tester'): Promise<Postgr
 
 /**
  * The PostgreSQL entry of test/support/stores.ts's list: one database per test file (started at the first
- * open). A test's first open empties it; its later opens (another person) share it; close closes them.
+ * open, dropped after the file). A test's first open empties it; its later opens (another person) share
+ * it; close closes them.
  */
 export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
   name: string;
@@ -108,6 +110,11 @@ export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
 } {
   let db: TestDatabase | undefined;
   const opened: Store[] = [];
+  // The file's database goes with the file (on a real server it would stay behind, one per file run).
+  afterAll(async () => {
+    for (const store of opened.splice(0)) await store.close().catch(() => {});
+    await db?.stop();
+  });
   return {
     name: 'postgres',
     async open(options = {}) {
