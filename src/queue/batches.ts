@@ -171,24 +171,12 @@ export async function getBatch(db: Db, id: string): Promise<BatchSummary> {
   return summary(row);
 }
 
-/** The batch's own row, without its counts (what a worker reads for each job). */
-export async function batchRow(db: Db, id: string): Promise<BatchRow | undefined> {
-  return db.one<BatchRow>(`SELECT ${BATCH_COLUMNS} FROM batches b WHERE b.id = $1`, [id]);
-}
-
 export async function items(db: Db, batchId: string, states?: ItemState[]): Promise<Item[]> {
   return db.query<Item>(
     `SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 ${states ? 'AND state = ANY($2)' : ''}
      ORDER BY line`,
     states ? [batchId, states] : [batchId],
   );
-}
-
-export async function item(db: Db, batchId: string, line: number): Promise<Item | undefined> {
-  return db.one<Item>(`SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 AND line = $2`, [
-    batchId,
-    line,
-  ]);
 }
 
 /**

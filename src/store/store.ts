@@ -211,16 +211,16 @@ export interface UnembeddedPassage {
   end: number;
 }
 
+declare const prepared: unique symbol;
+/** A vector in the form one store keeps it (VectorStore.prepare), opaque to everything else. */
+export type PreparedVector = { readonly [prepared]: true };
+
 /**
  * Passage vectors, kept by (model, text hash): a changed passage gets a new hash and is embedded again,
  * an unchanged one never is, and vectors of a model not used now stay for when it is used again. `model`
  * names the vectors' space, dimensions included (`openai:text-embedding-3-small@512`), so that vectors
  * of two models or two sizes are never compared.
  */
-declare const prepared: unique symbol;
-/** A vector in the form one store keeps it (VectorStore.prepare), opaque to everything else. */
-export type PreparedVector = { readonly [prepared]: true };
-
 export interface VectorStore {
   /** Undefined when vectors can be kept and searched here; otherwise why not, in one line. */
   unavailable(): Promise<string | undefined>;

@@ -262,7 +262,7 @@ export class Retriever {
     return hits;
   }
 
-  /** The query's unit vector, embedded once per run; undefined once retrieval has fallen back. */
+  /** The query's vector, embedded once per run; undefined once retrieval has fallen back. */
   private queryVector(query: string): Promise<ArrayLike<number> | undefined> {
     let pending = this.queries.get(query);
     if (!pending) {

@@ -43,10 +43,9 @@ export function pgSpanReader(db: Db): (documentId: number, start: number, end: n
        WHERE document_id = ANY ($1::bigint[]) ORDER BY document_id, start_offset`,
       [documents],
     );
-    for (const b of blocks) {
-      const document = Number(b.document);
+    for (const { document, id, start } of blocks) {
       if (!found.has(document)) found.set(document, []);
-      found.get(document)!.push({ id: Number(b.id), start: b.start });
+      found.get(document)!.push({ id, start });
     }
     return found;
   }, []);
@@ -56,7 +55,7 @@ export function pgSpanReader(db: Db): (documentId: number, start: number, end: n
       'SELECT id, data, deflated FROM document_blocks WHERE id = ANY ($1::bigint[])',
       [ids],
     );
-    for (const b of blocks) found.set(Number(b.id), inflate(b.data, b.deflated));
+    for (const b of blocks) found.set(b.id, inflate(b.data, b.deflated));
     return found;
   }, '');
   return async (documentId, start, end) => {

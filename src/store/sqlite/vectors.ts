@@ -97,7 +97,6 @@ export class SqliteVectors implements VectorStore {
 
   async put(model: string, rows: { hash: string; vector: PreparedVector }[]): Promise<void> {
     const db = this.db;
-    const forms = rows.map((r) => r.vector as unknown as ReturnType<typeof compact>);
     const insert = db.prepare(
       'INSERT OR IGNORE INTO passage_vectors (model_id, hash, vector) VALUES (?, unhex(?), ?)',
     );
@@ -112,8 +111,8 @@ export class SqliteVectors implements VectorStore {
           );
         const ids: number[] = [];
         const bits: Uint8Array[] = [];
-        for (const [i, r] of rows.entries()) {
-          const { int8, bits: b } = forms[i]!;
+        for (const r of rows) {
+          const { int8, bits: b } = r.vector as unknown as ReturnType<typeof compact>;
           const done = insert.run(modelId, r.hash, int8);
           if (done.changes === 0) continue;
           ids.push(Number(done.lastInsertRowid));
