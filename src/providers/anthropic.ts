@@ -20,6 +20,7 @@ import type {
 import { streamEnded, translateError } from './errors.js';
 import { parseToolArguments } from './json.js';
 import { cancelledMessage } from './partial.js';
+import { requestSignal } from './request-signal.js';
 import { fromAnthropicUsage } from './usage.js';
 
 const CACHE = { type: 'ephemeral' } as const;
@@ -147,8 +148,9 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
       // Once the stream has begun the call is billed, even if cancelled: message_start has told the
       // input and cache tokens by then.
       let partial: (() => AssistantMessage) | undefined;
+      const own = requestSignal(request.signal);
       try {
-        const stream = await client.messages.create(body, { signal: request.signal });
+        const stream = await client.messages.create(body, { signal: own.signal });
         partial = () =>
           cancelledMessage({
             provider: 'anthropic',
@@ -240,6 +242,8 @@ export function createAnthropicProvider(options: { maxRetries?: number } = {}): 
         }
       } catch (error) {
         throw translateError(error, 'Anthropic', request.model, request.signal, partial);
+      } finally {
+        own.release();
       }
       if (!stopReason) throw streamEnded('Anthropic', request.signal, partial);
       return { role: 'assistant', content: content(), provider: 'anthropic', model, usage, stopReason };

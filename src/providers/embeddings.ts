@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConfigError, ProviderError } from '../errors.js';
 import { translateError } from './errors.js';
 import { OLLAMA_DEFAULT_URL } from './registry.js';
+import { requestSignal } from './request-signal.js';
 
 // Embedding models, `--embeddings <provider>:<model>` (or AGENT_EMBEDDINGS): OpenAI and any server of
 // its `/v1/embeddings` wire format through the openai SDK (its retries and 429 back-off, as for model
@@ -100,6 +102,7 @@ export async function createEmbedder(
     ...spec,
     label,
     async embed(texts, signal) {
+      const own = requestSignal(signal);
       try {
         const reply = await client.embeddings.create(
           {
@@ -109,7 +112,7 @@ export async function createEmbedder(
             encoding_format: 'float',
             ...(shortens(spec.model) ? { dimensions: SHORTENED_DIMENSIONS } : {}),
           },
-          { signal },
+          { signal: own.signal },
         );
         if (spec.provider === 'openai' && reply.model && !sameModel(reply.model, spec.model))
           throw new ProviderError(`OpenAI answered with ${reply.model}'s vectors, not ${spec.model}'s.`);
@@ -125,6 +128,8 @@ export async function createEmbedder(
           undefined,
           override && 'AGENT_EMBEDDINGS_BASE_URL',
         );
+      } finally {
+        own.release();
       }
     },
   };
@@ -173,47 +178,51 @@ async function ollamaEmbed(
 ): Promise<Embedding> {
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new AbortedError();
-    const limit = AbortSignal.timeout(timeoutMs(env));
-    let response: Response;
+    const own = requestSignal(signal, timeoutMs(env));
     try {
-      response = await fetch(`${base}/api/embed`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model, input: texts }),
-        signal: signal ? AbortSignal.any([signal, limit]) : limit,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw new AbortedError();
-      if (attempt < RETRIES) {
-        await backOff(attempt, null, signal);
+      let response: Response;
+      try {
+        response = await fetch(`${base}/api/embed`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model, input: texts }),
+          signal: own.signal,
+        });
+      } catch (error) {
+        if (signal?.aborted) throw new AbortedError();
+        if (attempt < RETRIES) {
+          await backOff(attempt, null, signal);
+          continue;
+        }
+        throw new ProviderError(
+          own.timedOut
+            ? `Ollama did not answer in time (after retries) at ${base}.`
+            : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check ${variable}.`,
+        );
+      }
+      const retryable = [408, 409, 429].includes(response.status) || response.status >= 500;
+      if (retryable && attempt < RETRIES) {
+        await response.body?.cancel();
+        await backOff(attempt, response.headers.get('retry-after'), signal);
         continue;
       }
-      throw new ProviderError(
-        limit.aborted
-          ? `Ollama did not answer in time (after retries) at ${base}.`
-          : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check ${variable}.`,
-      );
+      const body = (await response.json().catch(() => ({}))) as {
+        embeddings?: number[][];
+        prompt_eval_count?: number;
+        error?: string;
+      };
+      if (!response.ok)
+        throw new ProviderError(
+          response.status === 404
+            ? `Ollama has no model "${model}" (404): ${body.error ?? ''} Pull it with: ollama pull ${model}`
+            : `Ollama returned ${response.status}: ${body.error ?? response.statusText}`,
+          response.status,
+        );
+      if (!Array.isArray(body.embeddings)) throw new ProviderError('Ollama answered without embeddings.');
+      return checked(body.embeddings, texts, body.prompt_eval_count);
+    } finally {
+      own.release();
     }
-    const retryable = [408, 409, 429].includes(response.status) || response.status >= 500;
-    if (retryable && attempt < RETRIES) {
-      await response.body?.cancel();
-      await backOff(attempt, response.headers.get('retry-after'), signal);
-      continue;
-    }
-    const body = (await response.json().catch(() => ({}))) as {
-      embeddings?: number[][];
-      prompt_eval_count?: number;
-      error?: string;
-    };
-    if (!response.ok)
-      throw new ProviderError(
-        response.status === 404
-          ? `Ollama has no model "${model}" (404): ${body.error ?? ''} Pull it with: ollama pull ${model}`
-          : `Ollama returned ${response.status}: ${body.error ?? response.statusText}`,
-        response.status,
-      );
-    if (!Array.isArray(body.embeddings)) throw new ProviderError('Ollama answered without embeddings.');
-    return checked(body.embeddings, texts, body.prompt_eval_count);
   }
 }
 
@@ -223,15 +232,6 @@ async function backOff(attempt: number, retryAfter: string | null, signal?: Abor
   const ms = Number.isFinite(asked)
     ? Math.min(asked, 60_000)
     : 500 * 2 ** attempt * (0.75 + Math.random() / 2);
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+  // Cut short by an abort (the caller then sees its signal aborted); the listener goes with the wait.
+  await sleep(ms, undefined, { signal }).catch(() => {});
 }

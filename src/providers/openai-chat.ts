@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
 import { cancelledMessage } from './partial.js';
+import { requestSignal } from './request-signal.js';
 import { type ThinkPiece, ThinkSplitter } from './think-tags.js';
 import { fromOpenAIChatUsage } from './usage.js';
 
@@ -170,8 +171,9 @@ export function createOpenAIChatProvider(options: {
       // Once the stream has begun the call is billed, even if cancelled. Usage comes only in the last
       // chunk, so a cancelled call's input is estimated from the request (see partial.ts).
       let partial: (() => AssistantMessage) | undefined;
+      const own = requestSignal(request.signal);
       try {
-        const stream = await client.chat.completions.create(body, { signal: request.signal });
+        const stream = await client.chat.completions.create(body, { signal: own.signal });
         partial = () =>
           cancelledMessage({
             provider: options.name,
@@ -201,6 +203,8 @@ export function createOpenAIChatProvider(options: {
         }
       } catch (error) {
         throw translateError(error, vendor, request.model, request.signal, partial);
+      } finally {
+        own.release();
       }
       if (finish === undefined) throw streamEnded(vendor, request.signal, partial);
       deliver(think.end());

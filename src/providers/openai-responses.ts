@@ -16,6 +16,7 @@ import type {
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
 import { cancelledMessage } from './partial.js';
+import { requestSignal } from './request-signal.js';
 import { fromOpenAIResponsesUsage } from './usage.js';
 
 /** Reasoning models whose reasoning must travel back to them encrypted, since we keep the history. */
@@ -154,8 +155,9 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
       // Once the stream has begun the call is billed, even if cancelled. response.created carries no
       // usage, so a cancelled call's input is estimated from the request (see partial.ts).
       let partial: (() => AssistantMessage) | undefined;
+      const own = requestSignal(request.signal);
       try {
-        const stream = await client.responses.create(body, { signal: request.signal });
+        const stream = await client.responses.create(body, { signal: own.signal });
         partial = () =>
           cancelledMessage({ provider: 'openai', model, content: ordered(), requestBody: body });
         for await (const event of stream) {
@@ -231,6 +233,8 @@ export function createOpenAIResponsesProvider(options: { maxRetries?: number } =
         }
       } catch (error) {
         throw translateError(error, 'OpenAI', request.model, request.signal, partial);
+      } finally {
+        own.release();
       }
       if (status === undefined) throw streamEnded('OpenAI', request.signal, partial);
       const content = ordered();
