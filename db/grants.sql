@@ -29,12 +29,28 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON documents, passage_spans, document_block
 -- What `agent db copy` has copied: recorded, never changed.
 GRANT SELECT, INSERT ON copied_rows TO agent_member;
 -- Passage vectors, where the server has pgvector (db/vectors.sql): anyone refreshing the index adds
--- them; forgetting those no passage uses any more is part of refreshing.
+-- them; forgetting those no passage uses any more is part of refreshing. pgvector's own functions (its
+-- types' input and casts, its distance operators) are in this schema, whose functions PUBLIC was just
+-- refused: a member is given those, and only those (where this role may grant them).
 DO $$
+DECLARE
+  fn record;
 BEGIN
   IF pg_catalog.to_regclass('passage_vector_signs') IS NOT NULL THEN
     GRANT SELECT, INSERT, DELETE ON passage_vectors, passage_vector_signs TO agent_member;
   END IF;
+  FOR fn IN
+    SELECT p.oid::pg_catalog.regprocedure AS sig FROM pg_catalog.pg_proc p
+    JOIN pg_catalog.pg_depend d
+      ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid AND d.deptype = 'e'
+    JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'vector'
+  LOOP
+    BEGIN
+      EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO agent_member', fn.sig);
+    EXCEPTION WHEN insufficient_privilege THEN
+      NULL; -- the extension is another role's, which left PUBLIC its functions
+    END;
+  END LOOP;
 END
 $$;
 -- Batches (`agent research --batch --queue`): added and cancelled by their author; any member's worker

@@ -6,6 +6,7 @@ import { refreshIndex } from '../../../src/research/documents/refresh.js';
 import type { PostgresStore } from '../../../src/store/postgres/store.js';
 import { compact } from '../../../src/store/vectors.js';
 import { openTestStore, startTestDatabase, type TestDatabase } from '../../support/pg.js';
+import { dropRoles, makeTeamRoles, member } from '../../support/pg-roles.js';
 import { clustered, random } from '../../support/vectors.js';
 
 // Passage vectors on PostgreSQL (pgvector; PGlite ships it, a real server may not have it, and then
@@ -109,6 +110,28 @@ describe('passage vectors on PostgreSQL', () => {
     const few = await store.vectors.nearest(dir, SMALL, small(1)[0]!, 5);
     expect(few).toHaveLength(5);
     expect(few.every((h) => h.documentId !== undefined && h.ordinal < 10)).toBe(true);
+  });
+
+  it('lets a member (agent_member, nothing more) keep, search and forget vectors', async () => {
+    if (!usable) return;
+    await makeTeamRoles(db);
+    await store.migrate();
+    const alice = await member(db, 'vectors_alice');
+    try {
+      const own = large(30);
+      const query = own[7]!;
+      await alice.as(async (s) => {
+        expect(await s.vectors.unavailable()).toBeUndefined();
+        await put(s, 'test:member@1536', hashes.slice(0, 30), own);
+        const hits = await s.vectors.nearest(dir, 'test:member@1536', query, 3);
+        expect(hits).toHaveLength(3);
+        expect(hits[0]!.similarity).toBeGreaterThan(0.99);
+        expect(await s.vectors.prune()).toBe(0);
+      });
+    } finally {
+      await alice.close();
+      await dropRoles(db, ['vectors_alice']);
+    }
   });
 
   it('folds the vectors an earlier version kept at each model’s size, in place, when migrated', async () => {
