@@ -147,20 +147,24 @@ export class Retriever {
     // The three searches at once: on a team database each is a statement of its own.
     const [bm25, nearHits, extra] = await Promise.all([
       !semantic && terms.length ? store.index.searchPassages(root, terms, CANDIDATES) : [],
-      store.vectors.nearest(root, this.space, vector, CANDIDATES).then((near) =>
-        Promise.all(
-          near.map(
-            async (h): Promise<PassageHit> => ({
-              ...pick(h),
-              text: await read(h.documentId, h.start, h.end),
-              score: h.similarity,
-            }),
+      this.nearest(vector, CANDIDATES).then(
+        (near) =>
+          near &&
+          Promise.all(
+            near.map(
+              async (h): Promise<PassageHit> => ({
+                ...pick(h),
+                text: await read(h.documentId, h.start, h.end),
+                score: h.similarity,
+              }),
+            ),
           ),
-        ),
       ),
       // Passages that hold the exact tokens are candidates even when neither list ranked them high.
       exact.length ? store.index.searchPassages(root, queryTerms(exact.join(' ')), 10) : [],
     ]);
+    // The vector search failed and the run fell back: this query, and the rest, by keywords.
+    if (!nearHits) return this.search(query, limit);
     const fused = fuse(
       bm25,
       nearHits,
@@ -186,13 +190,8 @@ export class Retriever {
     for (const query of this.usesVectors ? queries : []) {
       const vector = await this.queryVector(query);
       if (!vector || !this.space) break;
-      const near = await this.ctx.store.vectors.nearest(
-        this.ctx.root,
-        this.space,
-        vector,
-        CANDIDATES,
-        documentId,
-      );
+      const near = await this.nearest(vector, CANDIDATES, documentId);
+      if (!near) break;
       for (const h of near) scores.set(h.ordinal, (scores.get(h.ordinal) ?? 0) + h.similarity);
     }
     const vector = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o);
@@ -260,6 +259,23 @@ export class Retriever {
         score: h.score,
       });
     return hits;
+  }
+
+  /**
+   * The store's nearest passages (the folder's, or one document's). A fault there (a role without the
+   * rights, pgvector gone) is said once and the run goes on by keywords: undefined.
+   */
+  private async nearest(
+    vector: ArrayLike<number>,
+    limit: number,
+    documentId?: number,
+  ): Promise<VectorHit[] | undefined> {
+    try {
+      return await this.ctx.store.vectors.nearest(this.ctx.root, this.space!, vector, limit, documentId);
+    } catch (error) {
+      this.fallBack(error);
+      return undefined;
+    }
   }
 
   /** The query's vector, embedded once per run; undefined once retrieval has fallen back. */

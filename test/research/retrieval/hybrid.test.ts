@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEmbedder, parseEmbeddingsSpec } from '../../../src/providers/embeddings.js';
 import { refreshIndex } from '../../../src/research/documents.js';
 import { Retriever } from '../../../src/research/retrieval/retriever.js';
 import type { RetrievalMode } from '../../../src/research/retrieval/settings.js';
+import { StoreError } from '../../../src/store/errors.js';
 import type { Store } from '../../../src/store/store.js';
 import { type EmbeddingsServer, startEmbeddingsServer } from '../../support/embeddings-server.js';
 import { postgresStoreUnderTest } from '../../support/pg.js';
@@ -227,6 +228,27 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
         expect(hits[0]!.slug).toBe('security');
         expect(retriever.report()).toMatchObject({ mode: 'bm25', fallback: expect.any(String) });
       }, 20_000);
+
+    it('falls back to BM25, saying so once, when the vector search itself fails (a role without the rights)', async () => {
+      const { store, dir, retriever, notices } = await setUp();
+      if (await store.vectors.unavailable()) return;
+      await retriever.prepare(QUESTION);
+      const denied = new StoreError('io', store.location, 'the PostgreSQL role has no right to do this');
+      const nearest = vi.spyOn(store.vectors, 'nearest').mockRejectedValue(denied);
+      try {
+        const hits = await retriever.passages('Which room does ZX-4471 open?', 5);
+        expect(hits[0]!.slug).toBe('security');
+        expect(hits.every((h) => h.vectorRank === null)).toBe(true);
+        // A long document's passages are ranked by keywords alone too.
+        const doc = (await store.index.find(dir, 'commuting'))!;
+        expect(await retriever.rankInDocument(doc.id, 'commuting', ['cycle allowance'])).not.toEqual([]);
+        expect(retriever.mode).toBe('bm25');
+        expect(notices).toEqual([expect.stringMatching(/no right to do this.*keywords \(BM25\) only/)]);
+        expect(nearest).toHaveBeenCalledTimes(1);
+      } finally {
+        nearest.mockRestore();
+      }
+    });
 
     it('resumes a half-embedded index where it stopped', async () => {
       const { store, dir, retriever } = await setUp();
