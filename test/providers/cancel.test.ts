@@ -5,7 +5,7 @@ import { createProvider } from '../../src/providers/registry.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { AssistantMessage, ProviderName } from '../../src/types.js';
 import { runCli, tempDb } from '../support/cli.js';
-import { type FakeResponse, startFakeServer } from '../support/fake-server.js';
+import { type FakeResponse, pointProvidersAt, startFakeServer } from '../support/fake-server.js';
 import { sqliteStore } from '../support/stores.js';
 import { testTools } from '../support/test-tools.js';
 
@@ -139,12 +139,7 @@ let server: Awaited<ReturnType<typeof startFakeServer>>;
 const savedEnv = { ...process.env };
 beforeEach(async () => {
   server = await startFakeServer();
-  for (const k of Object.keys(process.env))
-    if (/^(ANTHROPIC_|OPENAI_|AGENT_|OLLAMA_)/.test(k)) delete process.env[k];
-  process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
-  process.env.ANTHROPIC_BASE_URL = server.url;
-  process.env.OPENAI_API_KEY = 'sk-test';
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+  pointProvidersAt(server.url);
 });
 afterEach(async () => {
   process.env = { ...savedEnv };

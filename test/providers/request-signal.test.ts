@@ -4,7 +4,7 @@ import { createEmbedder, parseEmbeddingsSpec } from '../../src/providers/embeddi
 import { createProvider } from '../../src/providers/registry.js';
 import type { ProviderName } from '../../src/types.js';
 import { type EmbeddingsServer, startEmbeddingsServer } from '../support/embeddings-server.js';
-import { sse, startFakeServer } from '../support/fake-server.js';
+import { pointProvidersAt, sse, startFakeServer } from '../support/fake-server.js';
 import { anthropicSse, chatSse } from '../support/sse-builders.js';
 
 // One signal for many calls, as a research run gives its signal to every model and embedding call:
@@ -20,12 +20,7 @@ const onWarning = (w: Error) => warnings.push(w.name);
 beforeEach(async () => {
   server = await startFakeServer();
   embeddings = await startEmbeddingsServer();
-  for (const k of Object.keys(process.env))
-    if (/^(ANTHROPIC_|OPENAI_|AGENT_|OLLAMA_)/.test(k)) delete process.env[k];
-  process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
-  process.env.ANTHROPIC_BASE_URL = server.url;
-  process.env.OPENAI_API_KEY = 'sk-test';
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+  pointProvidersAt(server.url);
   warnings.length = 0;
   process.on('warning', onWarning);
 });

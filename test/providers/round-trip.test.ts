@@ -5,7 +5,7 @@ import { runTurn } from '../../src/loop/run-turn.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { AssistantMessage, Message, ProviderName, StreamEvent } from '../../src/types.js';
-import { json, sse, startFakeServer } from '../support/fake-server.js';
+import { json, pointProvidersAt, sse, startFakeServer } from '../support/fake-server.js';
 import { chatSse } from '../support/sse-builders.js';
 import { testTools } from '../support/test-tools.js';
 
@@ -16,12 +16,7 @@ const savedEnv = { ...process.env };
 
 beforeEach(async () => {
   server = await startFakeServer();
-  for (const k of Object.keys(process.env))
-    if (/^(ANTHROPIC_|OPENAI_|AGENT_|OLLAMA_)/.test(k)) delete process.env[k];
-  process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
-  process.env.ANTHROPIC_BASE_URL = server.url;
-  process.env.OPENAI_API_KEY = 'sk-test';
-  process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+  pointProvidersAt(server.url);
 });
 
 afterEach(async () => {

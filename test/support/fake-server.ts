@@ -71,3 +71,16 @@ export const json = (status: number, value: unknown, headers: Record<string, str
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(value),
 });
+
+/**
+ * process.env with every provider and agent variable cleared, and both SDKs pointed at `url` with test
+ * keys (Anthropic at the root, OpenAI and compatible servers at /v1). The caller restores process.env.
+ */
+export function pointProvidersAt(url: string): void {
+  for (const k of Object.keys(process.env))
+    if (/^(ANTHROPIC_|OPENAI_|AGENT_|OLLAMA_)/.test(k)) delete process.env[k];
+  process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
+  process.env.ANTHROPIC_BASE_URL = url;
+  process.env.OPENAI_API_KEY = 'sk-test';
+  process.env.OPENAI_BASE_URL = `${url}/v1`;
+}
