@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { ConfigError, errorMessage } from '../../errors.js';
+import { MINE } from './cache.js';
 import { beforeKeys, type CopiedKind, claimKey, holdCopyLock, sourceKey } from './copy-keys.js';
 import type { Client, Db } from './db.js';
 import { rows } from './db.js';
@@ -302,9 +303,7 @@ async function copyPages(s: Sqlite, db: Db): Promise<[number, number]> {
     .all() as SqlRow[];
   return inBatches(db, items, async (c, r) => {
     // The caches are each person's own: a copied page becomes the copying role's.
-    const [taken] = await rows(c, 'SELECT 1 FROM page_cache WHERE url = $1 AND owner_role = session_user', [
-      r.url,
-    ]);
+    const [taken] = await rows(c, `SELECT 1 FROM page_cache WHERE url = $1 AND ${MINE}`, [r.url]);
     if (taken) return false;
     await c.query(
       'INSERT INTO page_bodies (hash, chars, body) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../../src/errors.js';
+import { MINE } from '../../../src/store/postgres/cache.js';
 import { schemaWarning } from '../../../src/store/postgres/security.js';
 import type { PostgresStore } from '../../../src/store/postgres/store.js';
 import { deflateText, textHash } from '../../../src/store/texts.js';
@@ -221,6 +222,28 @@ describe('a team set up as the README says', () => {
       });
       await bob!.as(async (store) => {
         expect(await store.cache.getExtraction(key)).toBe('- Refunds up to $900 [1]');
+      });
+    });
+
+    it('finds a member’s cached page or facts through the key (owner first), not by reading the whole cache', async () => {
+      await alice!.as(async (_store, sql) => {
+        // Without sequential scans the planner shows what the condition can use; before, owner_role
+        // (compared with session_user in its "C" collation) was only a filter over the whole index.
+        await sql('SET enable_seqscan = off');
+        try {
+          const plan = async (text: string) =>
+            (await sql<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`)).map((r) => r['QUERY PLAN']).join('\n');
+          const extraction = await plan(
+            `SELECT facts FROM extraction_cache WHERE source_hash = 'h' AND question = 'q' AND model = 'm'
+               AND prompt_version = 1 AND ${MINE}`,
+          );
+          expect(extraction).toMatch(/Index Cond: \(\(owner_role = /);
+          expect(await plan(`SELECT 1 FROM page_cache WHERE url = 'u' AND ${MINE}`)).toMatch(
+            /Index Cond: \(\(owner_role = /,
+          );
+        } finally {
+          await sql('RESET enable_seqscan');
+        }
       });
     });
 
