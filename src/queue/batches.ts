@@ -180,17 +180,35 @@ export async function items(db: Db, batchId: string, states?: ItemState[]): Prom
 }
 
 /**
- * What a job reads first, in one statement: its item, its batch, and the research run the item kept
- * (by its id, or by the ledger id it was started under, for a worker that died before noting it).
+ * What a job does first, in one statement: it takes its item for `holder` (one not held, or held by a
+ * worker silent for `staleMs`, whose lease ran out; never a settled one or one of a cancelled batch) and
+ * reads the item as it was, its batch, and the research run the item kept (by its id, or by the ledger
+ * id it was started under, for a worker that died before noting it). `taken` is false while another
+ * worker holds the item: two deliveries of one job never run side by side.
  */
 export async function jobStart(
   db: Db,
   batchId: string,
   line: number,
-): Promise<{ item?: Item; batch?: BatchRow; run?: { id: number; status: string } }> {
-  const row = await db.one<{ item: Item; batch: BatchRow | null; runId: number | null; runStatus: string }>(
-    `SELECT pg_catalog.row_to_json(i) AS item, pg_catalog.row_to_json(bb) AS batch, r.id AS "runId",
-       r.status AS "runStatus"
+  holder: string,
+  staleMs: number,
+): Promise<{ item?: Item; batch?: BatchRow; run?: { id: number; status: string }; taken: boolean }> {
+  const now = Date.now();
+  const row = await db.one<{
+    item: Item;
+    batch: BatchRow | null;
+    runId: number | null;
+    runStatus: string;
+    taken: boolean;
+  }>(
+    `WITH took AS (
+       UPDATE batch_items SET state = 'running', holder = $3, attempts = attempts + 1, updated_at = $4
+       WHERE batch_id = $1 AND line = $2 AND state IN ('queued', 'running')
+         AND (holder IS NULL OR holder = $3 OR updated_at < $5)
+         AND NOT EXISTS (SELECT 1 FROM batches WHERE id = $1 AND cancelled_at IS NOT NULL)
+       RETURNING line)
+     SELECT pg_catalog.row_to_json(i) AS item, pg_catalog.row_to_json(bb) AS batch, r.id AS "runId",
+       r.status AS "runStatus", EXISTS (SELECT 1 FROM took) AS taken
      FROM (SELECT ${ITEM_COLUMNS} FROM batch_items WHERE batch_id = $1 AND line = $2) AS i
      LEFT JOIN LATERAL (SELECT ${BATCH_COLUMNS} FROM batches b WHERE b.id = $1) AS bb ON true
      LEFT JOIN LATERAL (
@@ -198,13 +216,14 @@ export async function jobStart(
        WHERE r.id = i."runId" OR r.id = (SELECT run_id FROM run_progress WHERE ledger_id = i."ledgerId" LIMIT 1)
        ORDER BY r.id LIMIT 1
      ) AS r ON true`,
-    [batchId, line],
+    [batchId, line, holder, now, now - staleMs],
   );
-  if (!row) return {};
+  if (!row) return { taken: false };
   return {
     item: row.item,
     batch: row.batch ?? undefined,
     run: row.runId === null ? undefined : { id: row.runId, status: row.runStatus },
+    taken: row.taken,
   };
 }
 
@@ -269,21 +288,6 @@ export async function updateItem(
   if (change.error !== undefined) set('error', change.error);
   if (change.holder !== undefined) set('holder', change.holder);
   await db.query(`UPDATE batch_items SET ${sets.join(', ')} WHERE batch_id = $1 AND line = $2`, params);
-}
-
-/**
- * Takes an item for this worker: one not held, or held by a worker silent for `staleMs` (its lease ran
- * out). False while another worker holds it: two deliveries of one job never run side by side.
- */
-export async function takeItem(db: Db, it: Item, holder: string, staleMs: number): Promise<boolean> {
-  const now = Date.now();
-  const taken = await db.query(
-    `UPDATE batch_items SET state = 'running', holder = $3, attempts = attempts + 1, updated_at = $4
-     WHERE batch_id = $1 AND line = $2 AND state IN ('queued', 'running')
-       AND (holder IS NULL OR holder = $3 OR updated_at < $5) RETURNING line`,
-    [it.batchId, it.line, holder, now, now - staleMs],
-  );
-  return taken.length > 0;
 }
 
 /** The holder's heartbeat on its item. */

@@ -15,7 +15,6 @@ import {
   type Item,
   isCancelled,
   jobStart,
-  takeItem,
   touchItem,
   updateItem,
 } from './batches.js';
@@ -66,21 +65,35 @@ function retryable(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The store as the run sees it: the moment its run is kept, the item knows it (a later delivery finds it). */
+/**
+ * The store as the run sees it: the moment its run is kept, the item is told (so a later delivery finds
+ * it even after the run's progress is dropped). That write goes beside the run's next steps, and the
+ * report is saved only once it is in: an answered run is never unknown to its item.
+ */
 function noting(store: PostgresStore, it: Item): Store {
+  let noted: Promise<void> = Promise.resolve();
   const progress = Object.create(store.progress) as Store['progress'];
   progress.start = async (run) => {
     const id = await store.progress.start(run);
-    await updateItem(store.db, it.batchId, it.line, { runId: id });
+    noted = updateItem(store.db, it.batchId, it.line, { runId: id });
+    // Awaited (and its failure raised) before the save; marked handled so the wait is not a crash.
+    noted.catch(() => {});
     return id;
   };
-  return new Proxy(store, { get: (t, k) => (k === 'progress' ? progress : Reflect.get(t, k)) }) as Store;
+  const runs = Object.create(store.runs) as Store['runs'];
+  runs.save = async (run) => {
+    await noted;
+    return store.runs.save(run);
+  };
+  return new Proxy(store, {
+    get: (t, k) => (k === 'progress' ? progress : k === 'runs' ? runs : Reflect.get(t, k)),
+  }) as Store;
 }
 
 export async function runJob(ctx: JobContext, batchId: string, line: number): Promise<JobEnd> {
   const { store } = ctx;
   const db = store.db;
-  const { item: it, batch, run } = await jobStart(db, batchId, line);
+  const { item: it, batch, run, taken } = await jobStart(db, batchId, line, ctx.holder, ctx.beatMs * 3);
   // Gone (its batch deleted) or already settled: a duplicate delivery does nothing.
   if (!it || it.state === 'done' || it.state === 'failed' || it.state === 'cancelled')
     return { kind: 'complete' };
@@ -101,6 +114,7 @@ export async function runJob(ctx: JobContext, batchId: string, line: number): Pr
         state: 'failed',
         error,
         result: { line, question: it.question, error },
+        holder: null,
       });
       return { kind: 'complete' };
     }
@@ -112,8 +126,7 @@ export async function runJob(ctx: JobContext, batchId: string, line: number): Pr
     await updateItem(db, batchId, line, { state: 'done', runId: run.id, result, holder: null });
     return { kind: 'complete' };
   }
-  if (!(await takeItem(db, it, ctx.holder, ctx.beatMs * 3)))
-    return { kind: 'retry', reason: 'its question is held by another worker' };
+  if (!taken) return { kind: 'retry', reason: 'its question is held by another worker' };
 
   const controller = new AbortController();
   let why: 'handback' | 'cancelled' | undefined;

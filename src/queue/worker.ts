@@ -69,15 +69,27 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const woken = () => new Promise<void>((resolve) => (wake = resolve));
   o.stopping.addEventListener('abort', () => wake?.());
 
+  // Slots taken by jobs still running; a job's slot is free the moment it ends, before the queue hears
+  // of it, so the next job is fetched while the last one is being marked complete.
+  let busy = 0;
   const start = (job: { id: string; data: { batch: string; line: number } }) => {
     const { batch, line } = job.data;
+    busy++;
+    let free = () => {
+      busy--;
+      free = () => {};
+      wake?.();
+    };
     const task = (async () => {
       try {
         const heartbeat = async () => {
           await renewLease(o.db, job.id, o.leaseSeconds);
         };
-        await heartbeat();
+        // The job has just been taken (its lease starts now, at pg-boss's default length): the first
+        // renewal, to this worker's lease, goes beside the job's first reads instead of before them.
+        heartbeat().catch(() => {});
         const end = await runJob({ ...o.context, stopping: o.stopping, beatMs, heartbeat }, batch, line);
+        free();
         if (end.kind === 'complete') {
           await o.boss.complete(QUEUE_NAME, job.id);
           summary.completed++;
@@ -92,6 +104,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       } catch (error) {
         // The database went away mid-job: the lease runs out and another delivery continues it.
         o.onJob?.({ batch, line, error });
+      } finally {
+        free();
       }
     })();
     running.add(task);
@@ -109,7 +123,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         lastExpire = now;
         await o.boss.expire();
       }
-      const room = o.concurrency - running.size;
+      const room = o.concurrency - busy;
       if (room > 0) fetched = (await o.boss.fetch(QUEUE_NAME, { batchSize: room })) as typeof fetched;
     } catch {
       // The server is away (a restart): try again shortly; pg's pool reconnects.
@@ -123,7 +137,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       if (left === 0) break;
     }
     // A finished job, a signal, or the poll interval: whichever comes first.
-    await Promise.race([woken(), sleep(running.size < o.concurrency ? 250 : 1000)]);
+    await Promise.race([woken(), sleep(busy < o.concurrency ? 250 : 1000)]);
   }
   await Promise.all(running);
   return summary;

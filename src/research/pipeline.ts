@@ -137,18 +137,20 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   const settings = settingsOf(o);
   // A model run is recorded as it goes, so that it can be resumed if it ends without an answer.
   const recording = o.models && (await recordingFor(o, o.models, settings, emit));
+  let saved = false;
   try {
     const result = await research(o, settings, emit, recording);
     result.timings = clock.finish();
     // An extractive run that matched nothing has no answer to keep.
     if (o.save !== false && (result.mode === 'model' || result.sources.length > 0))
       await save(o.store, result, emit, recording?.id());
+    saved = result.id !== undefined && recording?.id() !== undefined;
     return result;
   } catch (error) {
     const id = recording?.id();
     throw id === undefined ? error : new InterruptedRun(id, error);
   } finally {
-    await recording?.end();
+    await recording?.end(saved);
   }
 }
 

@@ -120,6 +120,22 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   // Reading documents is mostly local work: give the searches (and, after each document, its extraction
   // request) a turn of the event loop to go out first.
   if (searchesUnderWay) await nextTurn();
+  // The documents that fit are read at once (on a team database each read is a round trip to the
+  // server) and taken in plan order; one read fails (no such document), the next one starts.
+  const reads = new Map<string, Promise<Omit<Source, 'n'> | undefined>>();
+  const readOf = (slug: string) => {
+    let read = reads.get(slug);
+    if (!read) {
+      const before = o.prior?.source(`doc:${slug}`);
+      read = before ? Promise.resolve(before) : documentRead(o, slug);
+      // Awaited in its turn below; a failure while an earlier one is awaited is not unhandled.
+      read.catch(() => {});
+      reads.set(slug, read);
+    }
+    return read;
+  };
+  for (const slug of new Set(plan.documents.filter((d) => !o.seen.has(`doc:${d}`))))
+    if (reads.size < room) readOf(slug);
   for (const slug of plan.documents) {
     if (o.seen.has(`doc:${slug}`)) continue;
     if (room <= 0) {
@@ -130,7 +146,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     // One read of the document (its text, whole or the matching passages, title and path), unless an
     // earlier attempt of the run read it already.
     const before = o.prior?.source(key);
-    const read = before ?? (await documentRead(o, slug));
+    const read = await readOf(slug);
     if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;

@@ -50,16 +50,19 @@ export function readingRounds(
 
   /** Extracts one source's facts: from an earlier attempt, the cache, or the large model (queued). */
   const extract = async (source: Source, key: string, extractions: Promise<void>[]) => {
-    await o.progress?.onSource(key, source);
     // Extracted by an earlier attempt of a resumed run: not paid for again.
     const before = o.prior?.facts(key);
+    const block = extractSource(source);
+    // The source recorded in the run's progress while the cache is asked (two statements, one wait).
+    const [, cached] = await Promise.all([
+      o.progress?.onSource(key, source),
+      before === undefined ? extracted.get(block) : undefined,
+    ]);
     if (before !== undefined) {
       facts.set(source, before);
       budget?.noted(before.length);
       return;
     }
-    const block = extractSource(source);
-    const cached = await extracted.get(block);
     if (cached !== undefined) {
       source.cached = true;
       facts.set(source, cached);

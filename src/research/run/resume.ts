@@ -61,8 +61,11 @@ export interface Recording {
   createdAt: string;
   /** The run's number, once it is kept (when its plan is made). */
   id(): number | undefined;
-  /** Stops the heartbeat; a run that did not answer is let go, so that it can be resumed at once. */
-  end(): Promise<void>;
+  /**
+   * Stops the heartbeat; a run that did not answer is let go, so that it can be resumed at once (one
+   * whose report was `saved` has no progress left to let go of).
+   */
+  end(saved?: boolean): Promise<void>;
 }
 
 /** Records a new run's progress, keeping it from the moment its plan is made. */
@@ -188,9 +191,10 @@ function recording(
     hooks,
     ...run,
     id: () => id,
-    async end() {
+    /** `saved`: the run's report was saved, which dropped its progress (and hold) with it. */
+    async end(saved = false) {
       clearInterval(timer);
-      if (id === undefined) return;
+      if (id === undefined || saved) return;
       // Failing, another process takes it over once the heartbeat is stale.
       await store.progress.release(id, holder).catch(() => {});
     },
