@@ -20,7 +20,9 @@ export type Fault =
   /** 500 for every request. */
   | 'error'
   /** One 429 with Retry-After: 0, then answers. */
-  | 'rate-once';
+  | 'rate-once'
+  /** base64 vectors cut short of a whole float32. */
+  | 'torn';
 
 /** Words that mean one thing to this model. */
 const SYNONYMS: Record<string, string> = {
@@ -78,7 +80,7 @@ export interface EmbeddingsServer {
   dims: number;
   /** Texts embedded, per model, in order. */
   texts: Map<string, string[]>;
-  requests: { path: string; model: string; count: number; dimensions?: number }[];
+  requests: { path: string; model: string; count: number; dimensions?: number; encoding?: string }[];
   close(): Promise<void>;
 }
 
@@ -104,11 +106,18 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
         model?: string;
         input?: string | string[];
         dimensions?: number;
+        encoding_format?: string;
       };
       const path = (req.url ?? '').replace(/\?.*$/, '');
       const input = typeof body.input === 'string' ? [body.input] : (body.input ?? []);
       const model = body.model ?? '';
-      state.requests.push({ path, model, count: input.length, dimensions: body.dimensions });
+      state.requests.push({
+        path,
+        model,
+        count: input.length,
+        dimensions: body.dimensions,
+        encoding: body.encoding_format,
+      });
       const send = (status: number, value: unknown, headers: Record<string, string> = {}) =>
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
       if (state.fault === 'down') return req.socket.destroy();
@@ -127,7 +136,17 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
       send(200, {
         object: 'list',
         model: state.fault === 'model' ? 'some-other-model' : model,
-        data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        // As OpenAI does: base64 of little-endian float32s when asked, else JSON numbers.
+        data: vectors.map((v, index) => ({
+          object: 'embedding',
+          index,
+          embedding:
+            body.encoding_format === 'base64'
+              ? Buffer.from(Float32Array.from(v).buffer)
+                  .subarray(0, state.fault === 'torn' ? 5 : undefined)
+                  .toString('base64')
+              : v,
+        })),
         usage: { prompt_tokens: tokens, total_tokens: tokens },
       });
     });

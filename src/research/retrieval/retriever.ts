@@ -295,7 +295,7 @@ export class Retriever {
   }
 
   /** One embedding request: under the cap, in a slot, recorded, its vectors checked to be of one size. */
-  private async embedTexts(texts: string[]): Promise<number[][]> {
+  private async embedTexts(texts: string[]): Promise<ArrayLike<number>[]> {
     const embedder = this.setup.embedder!;
     const { store, purse, userPrices, signal } = this.ctx;
     const price = findPrice(embedder.provider, embedder.model, userPrices);
