@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Hybrid retrieval at scale: a generated folder of 100,000 passages (10,000 Markdown files of ten
-// sections each) is indexed (BM25), then embedded with a 1,536-dimension model, then searched with
-// hybrid queries. Prints: the hybrid query's median and p95 (BM25, nearest vectors, fusion and the
-// passages' texts; the question's own embedding is excluded, it is the server's time), the embedding
-// step's time beyond the embedding calls themselves (reading texts, quantizing, writing vectors) against
-// the BM25 indexing time, and the database's size on disk ÷ the text's size, before and after vectors.
-// The embedding model is in-process (a hashed bag of words, 1,536 dimensions), so only our side is timed.
+// sections each) is indexed (BM25), then embedded, then searched with hybrid queries. Prints: the hybrid
+// query's median and p95 (BM25, nearest vectors, fusion and the passages' texts; the question's own
+// embedding is excluded, it is the server's time), the embedding step's time beyond the embedding calls
+// themselves (reading texts, quantizing, writing vectors) against the BM25 indexing time, and the
+// database's size on disk ÷ the text's size, before and after vectors. The embedding model is
+// in-process (a hashed bag of words), so only our side is timed: 1,536 numbers a vector as an
+// OpenAI-compatible server sends them, or (--model=openai) 512 float32s as OpenAI sends
+// text-embedding-3-small's when agent asks.
 // PostgreSQL: PGlite with pgvector (in WebAssembly, one core; [pg passages], default 20,000), or the server
-// AGENT_TEST_DATABASE_URL names (a fresh database on it, dropped after).
-// Usage: npm run build && node bench/retrieval-speed.mjs [passages] [pg passages] [queries]
+// AGENT_TEST_DATABASE_URL names (give it a database of its own: the bench fills it).
+// Usage: npm run build && node bench/retrieval-speed.mjs [passages] [pg passages] [queries] [--model=openai]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,11 +19,10 @@ import { Retriever } from '../dist/research/retrieval/retriever.js';
 import { openStore } from '../dist/store/open.js';
 import { syntheticText } from './support/synthetic-text.mjs';
 
-const passages = Number(process.argv[2] ?? 100_000);
-const pgPassages = Number(process.argv[3] ?? 20_000);
-const queryCount = Number(process.argv[4] ?? 60);
-const DIMS = 1536;
-
+const [passages = 100_000, pgPassages = 20_000, queryCount = 60] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
 const { word, sentence } = syntheticText(7, 8000);
 
 /** Ten sections of about 1,000 characters each per file: one passage each (at most 1,500). */
@@ -47,16 +48,21 @@ const hash = (w) => {
   for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619) >>> 0;
   return h;
 };
-/** The in-process model; `spent` is the time inside embed(), which the overhead leaves out. */
+// The in-process model, as each kind of server hands its vectors over: an OpenAI-compatible server's
+// 1,536 JSON numbers (arrays of numbers: the most work on our side, folding and collecting them), or
+// OpenAI's text-embedding-3-small as agent asks for it, 512 dimensions in base64 (Float32Arrays).
+const OPENAI = process.argv.includes('--model=openai');
+const DIMS = OPENAI ? 512 : 1536;
+/** `spent` is the time inside embed(), which the overhead leaves out. */
 const embedder = {
-  provider: 'openai-compatible',
-  model: 'bench-1536',
-  label: 'openai-compatible:bench-1536',
+  provider: OPENAI ? 'openai' : 'openai-compatible',
+  model: OPENAI ? 'text-embedding-3-small' : 'bench-1536',
+  label: OPENAI ? 'openai:text-embedding-3-small' : 'openai-compatible:bench-1536',
   spent: 0,
   async embed(texts) {
     const start = performance.now();
     const vectors = texts.map((t) => {
-      const v = new Array(DIMS).fill(0);
+      const v = OPENAI ? new Float32Array(DIMS) : new Array(DIMS).fill(0);
       for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) {
         const h = hash(w);
         v[h % DIMS] += h & 0x80000000 ? 1 : -1;
