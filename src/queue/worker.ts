@@ -136,8 +136,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       const left = await unfinished(o.db).catch(() => 1);
       if (left === 0) break;
     }
-    // A finished job, a signal, or the poll interval: whichever comes first.
-    await Promise.race([woken(), sleep(busy < o.concurrency ? 250 : 1000)]);
+    // A finished job, a signal, or the poll interval: whichever comes first. A worker told to stop once
+    // the queue is empty, with nothing of its own left, is only waiting for others' last jobs to end
+    // (or their leases to run out): it looks more often, so that the batch's end is seen soon.
+    const idleUntilEmpty = o.untilEmpty && running.size === 0;
+    await Promise.race([woken(), sleep(idleUntilEmpty ? 100 : busy < o.concurrency ? 250 : 1000)]);
   }
   await Promise.all(running);
   return summary;
