@@ -9,8 +9,9 @@
 -- fixed sign, into i mod 512; a smaller model's padded with zeros, which changes no cosine):
 --   passage_vector_signs  its signs (binary_quantize), 64 bytes, scanned by Hamming distance for
 --                         candidates: a table of its own, so that the scan reads 150-byte rows;
---   passage_vectors       the vector's int8 components (as SQLite keeps them) in a halfvec(512), read
---                         only for the candidates, which it ranks by cosine.
+--   passage_vectors       the vector's int8 components (as SQLite keeps them), 512 bytes, read only for
+--                         the candidates, which agent ranks by cosine (pgvector has no int8 type; a
+--                         halfvec(512), as kept before, took twice the room and twice the reads).
 -- The two are written and deleted together, by one statement each time (no foreign key: its check
 -- would lock a vector's row for every sign written).
 -- No approximate index: an HNSW graph costs every insert a search of the graph, more than the scan it
@@ -83,6 +84,21 @@ BEGIN
     INSERT INTO passage_vector_signs (model, hash, bits)
     SELECT model, hash, binary_quantize(vector) FROM passage_vectors ON CONFLICT DO NOTHING;
     DROP TABLE passage_vectors_unsized;
+  END IF;
+  -- Vectors kept as halfvec(512) (a new table too, made as such above) become their int8 bytes.
+  IF EXISTS (
+    SELECT 1 FROM pg_catalog.pg_attribute
+    WHERE attrelid = 'passage_vectors'::pg_catalog.regclass AND attname = 'vector'
+      AND atttypid = 'halfvec'::pg_catalog.regtype
+  ) THEN
+    CREATE FUNCTION pg_temp.agent_int8_bytes(v real[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $f$
+      SELECT pg_catalog.decode(pg_catalog.string_agg(
+          pg_catalog.lpad(pg_catalog.to_hex(x::int & 255), 2, '0'), '' ORDER BY o), 'hex')
+      FROM pg_catalog.unnest(v) WITH ORDINALITY AS t (x, o)
+    $f$;
+    ALTER TABLE passage_vectors ALTER COLUMN vector TYPE bytea
+      USING pg_temp.agent_int8_bytes(vector::real[]);
+    DROP FUNCTION pg_temp.agent_int8_bytes(real[]);
   END IF;
 END
 $$;

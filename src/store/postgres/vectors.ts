@@ -3,9 +3,10 @@ import { compact, FOLDED_DIMENSIONS } from '../vectors.js';
 import type { Db } from './db.js';
 
 // Passage vectors on PostgreSQL (pgvector 0.7 or later), as in SQLite: every model's vectors folded to
-// 512 dimensions (../vectors.ts), their sign bits scanned by Hamming distance for candidates, which their
-// halfvec(512) then ranks by cosine (db/vectors.sql). The table exists only where the server has
-// pgvector; without it, unavailable() says so in one line and documents are searched by keywords alone.
+// 512 dimensions (../vectors.ts), their sign bits (bit(512)) scanned by pgvector's Hamming distance for
+// candidates, whose int8 components (bytea, as SQLite keeps them) are then ranked by cosine here
+// (db/vectors.sql). The tables exist only where the server has pgvector; without it, unavailable() says
+// so in one line and documents are searched by keywords alone.
 
 /** Candidates the sign scan passes on, at least: enough that the cosine ranking finds the true nearest. */
 const CANDIDATES = 400;
@@ -14,16 +15,41 @@ const OVERFETCH = 4;
 const COLUMNS = `d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
   p.start_offset AS start, p.end_offset AS "end"`;
 
-/**
- * A vector as pgvector's text input: its stored int8 form (as SQLite keeps it, padded with zeros to 512),
- * '[12,-3,…]'. Cosine needs no unit length, and small integers are quick to write and to read.
- */
-function literal(vector: ArrayLike<number>): string {
-  const { int8 } = compact(vector);
-  const values = new Int8Array(int8.buffer, int8.byteOffset, int8.length).join(',');
-  const padding = FOLDED_DIMENSIONS - int8.length;
-  return `[${values}${padding > 0 ? ',0'.repeat(padding) : ''}]`;
+/** A vector as kept: its int8 components padded with zeros to 512 (which changes no cosine), and signs. */
+interface Kept {
+  int8: Int8Array;
+  /**
+   * bit(512) input in hex ('x…'): bit i set where component i is positive, as pgvector's binary_quantize
+   * says it (bit 0 is the first byte's highest).
+   */
+  signs: string;
 }
+
+function kept(vector: ArrayLike<number>): Kept {
+  const { int8: bytes } = compact(vector);
+  const int8 = new Int8Array(FOLDED_DIMENSIONS);
+  int8.set(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+  const bits = Buffer.alloc(FOLDED_DIMENSIONS / 8);
+  for (let i = 0; i < FOLDED_DIMENSIONS; i++) if (int8[i]! > 0) bits[i >> 3]! |= 0x80 >> (i & 7);
+  return { int8, signs: `x${bits.toString('hex')}` };
+}
+
+/** Cosine of two int8 vectors (0 where either is zero). */
+function cosine(a: Int8Array, b: Int8Array): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa && bb ? dot / Math.sqrt(aa * bb) : 0;
+}
+
+const int8Of = (bytes: Buffer): Int8Array => new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+const hex = (bytes: Int8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 
 export class PgVectors implements VectorStore {
   private checked?: Promise<string | undefined>;
@@ -32,10 +58,13 @@ export class PgVectors implements VectorStore {
 
   unavailable(): Promise<string | undefined> {
     this.checked ??= this.db
-      .one<{ version: string | null; table: boolean; bits: boolean }>(
+      .one<{ version: string | null; table: boolean; bits: boolean; bytes: boolean }>(
         `SELECT (SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'vector') AS version,
            pg_catalog.to_regclass('passage_vectors') IS NOT NULL AS "table",
-           pg_catalog.to_regclass('passage_vector_signs') IS NOT NULL AS bits`,
+           pg_catalog.to_regclass('passage_vector_signs') IS NOT NULL AS bits,
+           EXISTS (SELECT 1 FROM pg_catalog.pg_attribute
+             WHERE attrelid = pg_catalog.to_regclass('passage_vectors') AND attname = 'vector'
+               AND atttypid = 'bytea'::pg_catalog.regtype) AS bytes`,
       )
       .then((r) => {
         if (!r?.version)
@@ -43,7 +72,7 @@ export class PgVectors implements VectorStore {
         const [major = 0, minor = 0] = r.version.split('.').map(Number);
         if (major === 0 && minor < 7)
           return `The PostgreSQL server ${this.db.location} has pgvector ${r.version}, older than 0.7 (halfvec): upgrade it (ALTER EXTENSION vector UPDATE). Until then`;
-        if (!r.table || !r.bits)
+        if (!r.table || !r.bits || !r.bytes)
           return `The database ${this.db.location} has pgvector but ${r.table ? 'passage vectors kept by an earlier version' : 'no passage_vectors table yet'}: its owner runs agent db migrate. Until then`;
         return undefined;
       });
@@ -72,24 +101,26 @@ export class PgVectors implements VectorStore {
     );
   }
 
-  /** The vector as pgvector's text input. */
   prepare(vector: ArrayLike<number>): PreparedVector {
-    return literal(vector) as unknown as PreparedVector;
+    return kept(vector) as unknown as PreparedVector;
   }
 
   async put(model: string, rows: { hash: string; vector: PreparedVector }[]): Promise<void> {
     if (rows.length === 0) return;
+    const vectors = rows.map((r) => r.vector as unknown as Kept);
     await this.db.query(
-      `WITH kept AS (
-         INSERT INTO passage_vectors (model, hash, vector)
-         SELECT $1, pg_catalog.decode(h, 'hex'), v::halfvec(512)
-         FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::text[])) AS u (h, v)
+      `WITH given AS MATERIALIZED (
+         SELECT pg_catalog.decode(h, 'hex') AS hash, pg_catalog.decode(v, 'hex') AS vector, b
+         FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::text[]), pg_catalog.unnest($4::text[]))
+           AS u (h, v, b)
+       ), kept AS (
+         INSERT INTO passage_vectors (model, hash, vector) SELECT $1, hash, vector FROM given
          ON CONFLICT (model, hash) DO NOTHING
-         RETURNING model, hash, vector
+         RETURNING hash
        )
        INSERT INTO passage_vector_signs (model, hash, bits)
-       SELECT model, hash, binary_quantize(vector) FROM kept`,
-      [model, rows.map((r) => r.hash), rows.map((r) => r.vector as unknown as string)],
+       SELECT $1, given.hash, given.b::bit(512) FROM kept JOIN given ON given.hash = kept.hash`,
+      [model, rows.map((r) => r.hash), vectors.map((v) => hex(v.int8)), vectors.map((v) => v.signs)],
     );
   }
 
@@ -100,37 +131,70 @@ export class PgVectors implements VectorStore {
     limit: number,
     documentId?: number,
   ): Promise<VectorHit[]> {
-    const q = literal(query);
-    if (documentId !== undefined) return this.ranked('p.document_id = $3', [q, model, documentId, limit]);
-    const hits = await this.db.query<VectorHit>(
-      `WITH candidates AS MATERIALIZED (
-         SELECT hash FROM passage_vector_signs WHERE model = $2
-         ORDER BY bits <~> binary_quantize($1::halfvec(512)) LIMIT $6
-       ),
-       near AS MATERIALIZED (
-         SELECT v.hash, 1 - (v.vector <=> $1::halfvec(512)) AS similarity
-         FROM candidates c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash
-         ORDER BY similarity DESC LIMIT $5
-       )
-       SELECT ${COLUMNS}, near.similarity FROM near JOIN passage_spans p ON p.hash = near.hash
-       JOIN documents d ON d.id = p.document_id
-       WHERE d.root = $3 ORDER BY near.similarity DESC, p.id LIMIT $4`,
-      [q, model, root, limit, limit * OVERFETCH, Math.max(CANDIDATES, limit * OVERFETCH * 2)],
-    );
+    const q = kept(query);
+    if (documentId !== undefined) {
+      // One document's passages: few enough to rank every one.
+      const rows = await this.db.query<Omit<VectorHit, 'similarity'> & { vector: Buffer; id: number }>(
+        `SELECT ${COLUMNS}, p.id, v.vector FROM passage_spans p JOIN documents d ON d.id = p.document_id
+         JOIN passage_vectors v ON v.model = $1 AND v.hash = p.hash WHERE p.document_id = $2`,
+        [model, documentId],
+      );
+      return rows
+        .map(({ vector, id, ...hit }) => ({
+          hit: { ...hit, similarity: cosine(q.int8, int8Of(vector)) },
+          id,
+        }))
+        .sort((a, b) => b.hit.similarity - a.hit.similarity || a.id - b.id)
+        .slice(0, limit)
+        .map((r) => r.hit);
+    }
+    const take = Math.max(CANDIDATES, limit * OVERFETCH * 2);
+    const hits = await this.near(root, model, q, limit, take, false);
     if (hits.length === limit) return hits;
     // Fewer than asked: other folders' vectors crowded this one's out of the candidates, or the folder
-    // has no more. Rank this folder's alone.
-    return this.ranked('d.root = $3', [q, model, root, limit]);
+    // has no more. Scan this folder's alone.
+    return this.near(root, model, q, limit, take, true);
   }
 
-  /** Every passage that `where` keeps ($3) ranked by cosine distance: one document's, or one folder's. */
-  private ranked(where: string, params: unknown[]): Promise<VectorHit[]> {
+  /**
+   * The `take` vectors of `model` nearest by their signs (only the folder's, if `inFolder`), ranked by
+   * cosine, then the folder's passages of the best `limit * OVERFETCH` of them.
+   */
+  private async near(
+    root: string,
+    model: string,
+    q: Kept,
+    limit: number,
+    take: number,
+    inFolder: boolean,
+  ): Promise<VectorHit[]> {
+    const candidates = await this.db.query<{ hash: Buffer; vector: Buffer }>(
+      inFolder
+        ? `WITH c AS MATERIALIZED (
+             SELECT s.hash FROM passage_vector_signs s
+             WHERE s.model = $2 AND EXISTS (
+               SELECT 1 FROM passage_spans p JOIN documents d ON d.id = p.document_id
+               WHERE p.hash = s.hash AND d.root = $4)
+             ORDER BY s.bits <~> $1::bit(512) LIMIT $3
+           )
+           SELECT v.hash, v.vector FROM c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash`
+        : `WITH c AS MATERIALIZED (
+             SELECT hash FROM passage_vector_signs WHERE model = $2 ORDER BY bits <~> $1::bit(512) LIMIT $3
+           )
+           SELECT v.hash, v.vector FROM c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash`,
+      inFolder ? [q.signs, model, take, root] : [q.signs, model, take],
+    );
+    const best = candidates
+      .map((c) => ({ hash: c.hash.toString('hex'), similarity: cosine(q.int8, int8Of(c.vector)) }))
+      .sort((a, b) => b.similarity - a.similarity || (a.hash < b.hash ? -1 : 1))
+      .slice(0, limit * OVERFETCH);
+    if (best.length === 0) return [];
     return this.db.query<VectorHit>(
-      `SELECT ${COLUMNS}, 1 - (v.vector <=> $1::halfvec(512)) AS similarity
-       FROM documents d JOIN passage_spans p ON p.document_id = d.id
-       JOIN passage_vectors v ON v.model = $2 AND v.hash = p.hash
-       WHERE ${where} ORDER BY v.vector <=> $1::halfvec(512), p.id LIMIT $4`,
-      params,
+      `SELECT ${COLUMNS}, u.similarity
+       FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($2::float8[])) AS u (h, similarity)
+       JOIN passage_spans p ON p.hash = pg_catalog.decode(u.h, 'hex') JOIN documents d ON d.id = p.document_id
+       WHERE d.root = $3 ORDER BY u.similarity DESC, p.id LIMIT $4`,
+      [best.map((b) => b.hash), best.map((b) => b.similarity), root, limit],
     );
   }
 

@@ -182,4 +182,51 @@ describe('passage vectors on PostgreSQL', () => {
       await after.close();
     }
   });
+
+  it('turns the halfvec(512) vectors the previous version kept into their int8 bytes when migrated', async () => {
+    if (!usable) return;
+    const queries = [...large(3)];
+    const before = [];
+    for (const q of queries) before.push(await keysOf(store, LARGE, q, 5));
+    expect(before[0]).toHaveLength(5);
+    // Vectors this version keeps (its signs made here, not by the server), to be checked below.
+    await put(store, 'test:fresh@1536', hashes.slice(0, 200), large(200));
+    // The table as the previous version kept it: the same int8 components, in a halfvec(512).
+    await db.sql('ALTER TABLE passage_vectors RENAME TO passage_vectors_now');
+    await db.sql(
+      'CREATE TABLE passage_vectors (model text NOT NULL, hash bytea NOT NULL, vector halfvec(512) NOT NULL, PRIMARY KEY (model, hash))',
+    );
+    await db.sql(
+      `INSERT INTO passage_vectors SELECT model, hash, (
+         SELECT array_agg((get_byte(vector, i) - CASE WHEN get_byte(vector, i) > 127 THEN 256 ELSE 0 END)::real
+           ORDER BY i)
+         FROM generate_series(0, octet_length(vector) - 1) AS i)::halfvec(512)
+       FROM passage_vectors_now`,
+    );
+    await db.sql('DROP TABLE passage_vectors_now');
+    // The signs agent writes are pgvector's own binary_quantize of the vector, bit for bit.
+    const [signs] = await db.sql<{ rows: number; same: number }>(
+      `SELECT count(*)::int AS rows, count(*) FILTER (WHERE s.bits = binary_quantize(v.vector))::int AS same
+       FROM passage_vectors v JOIN passage_vector_signs s USING (model, hash) WHERE model = 'test:fresh@1536'`,
+    );
+    expect(signs!.rows).toBe(200);
+    expect(signs!.same).toBe(signs!.rows);
+    const stale = await openTestStore(db);
+    expect(await stale.vectors.unavailable()).toMatch(
+      /kept by an earlier version: its owner runs agent db migrate/,
+    );
+    await stale.close();
+    await store.migrate();
+    const after = await openTestStore(db);
+    try {
+      expect(await after.vectors.unavailable()).toBeUndefined();
+      const [type] = await db.sql<{ t: string }>(
+        "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'passage_vectors'::regclass AND attname = 'vector'",
+      );
+      expect(type?.t).toBe('bytea');
+      for (const [i, q] of queries.entries()) expect(await keysOf(after, LARGE, q, 5)).toEqual(before[i]);
+    } finally {
+      await after.close();
+    }
+  });
 });
