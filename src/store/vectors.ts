@@ -77,6 +77,19 @@ export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer
   return { int8: out.subarray(0, dims), bits: out.subarray(dims) };
 }
 
+/** Cosine of two int8 vectors (0 where either is zero): what candidates are ranked by. */
+export function cosineInt8(a: Int8Array, b: Int8Array): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa && bb ? dot / Math.sqrt(aa * bb) : 0;
+}
+
 /** signBits of a stored int8 vector: the bits compact() gave it. */
 export function signBits(int8: Int8Array): Uint8Array {
   const out = new Uint8Array(bitBytes(int8.length));

@@ -1,5 +1,5 @@
 import type { PreparedVector, UnembeddedPassage, VectorHit, VectorStore } from '../store.js';
-import { compact, FOLDED_DIMENSIONS } from '../vectors.js';
+import { compact, cosineInt8 as cosine, FOLDED_DIMENSIONS } from '../vectors.js';
 import type { Db } from './db.js';
 
 // Passage vectors on PostgreSQL (pgvector 0.7 or later), as in SQLite: every model's vectors folded to
@@ -32,19 +32,6 @@ function kept(vector: ArrayLike<number>): Kept {
   const bits = Buffer.alloc(FOLDED_DIMENSIONS / 8);
   for (let i = 0; i < FOLDED_DIMENSIONS; i++) if (int8[i]! > 0) bits[i >> 3]! |= 0x80 >> (i & 7);
   return { int8, signs: `x${bits.toString('hex')}` };
-}
-
-/** Cosine of two int8 vectors (0 where either is zero). */
-function cosine(a: Int8Array, b: Int8Array): number {
-  let dot = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return aa && bb ? dot / Math.sqrt(aa * bb) : 0;
 }
 
 const int8Of = (bytes: Buffer): Int8Array => new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);

@@ -19,16 +19,16 @@ const LARGE = 'test:large@1536';
 const SMALL = 'test:small@384';
 const TOPICS = { topics: 12, noise: 1 };
 
-/** Cosine of two vectors' stored (int8) forms: what the store ranks by. */
+/** Cosine of two vectors' stored (int8) forms, worked out here: what the store must rank by. */
 function cosine(a: Int8Array, b: Int8Array): number {
   let dot = 0;
   let na = 0;
   let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
+  a.forEach((x, i) => {
+    dot += x * b[i]!;
+    na += x * x;
     nb += b[i]! * b[i]!;
-  }
+  });
   return dot / Math.sqrt(na * nb);
 }
 
@@ -72,6 +72,19 @@ const put = (s: PostgresStore, model: string, keys: string[], vectors: number[][
 
 const keysOf = async (s: PostgresStore, model: string, query: number[], limit: number) =>
   (await s.vectors.nearest(dir, model, query, limit)).map((h) => `${h.slug}#${h.ordinal}`);
+
+/** A store of this version says the vectors need `agent db migrate`; migrated, a store that works. */
+async function migrated(): Promise<PostgresStore> {
+  const stale = await openTestStore(db);
+  expect(await stale.vectors.unavailable()).toMatch(
+    /kept by an earlier version: its owner runs agent db migrate/,
+  );
+  await stale.close();
+  await store.migrate();
+  const after = await openTestStore(db);
+  expect(await after.vectors.unavailable()).toBeUndefined();
+  return after;
+}
 
 describe('passage vectors on PostgreSQL', () => {
   const large = clustered(1536, random(5), TOPICS);
@@ -164,15 +177,8 @@ describe('passage vectors on PostgreSQL', () => {
         [...kept.large.map(unit), ...smallVectors.map(unit)],
       ],
     );
-    const stale = await openTestStore(db);
-    expect(await stale.vectors.unavailable()).toMatch(
-      /kept by an earlier version: its owner runs agent db migrate/,
-    );
-    await stale.close();
-    await store.migrate();
-    const after = await openTestStore(db);
+    const after = await migrated();
     try {
-      expect(await after.vectors.unavailable()).toBeUndefined();
       expect(await after.vectors.countMissing(dir, LARGE)).toBe(hashes.length - 60);
       for (const [i, q] of queries.entries()) expect(await keysOf(after, LARGE, q, 5)).toEqual(before[i]);
       expect(await keysOf(after, SMALL, smallVectors[3]!, 3)).toEqual(smallBefore);
@@ -211,15 +217,8 @@ describe('passage vectors on PostgreSQL', () => {
     );
     expect(signs!.rows).toBe(200);
     expect(signs!.same).toBe(signs!.rows);
-    const stale = await openTestStore(db);
-    expect(await stale.vectors.unavailable()).toMatch(
-      /kept by an earlier version: its owner runs agent db migrate/,
-    );
-    await stale.close();
-    await store.migrate();
-    const after = await openTestStore(db);
+    const after = await migrated();
     try {
-      expect(await after.vectors.unavailable()).toBeUndefined();
       const [type] = await db.sql<{ t: string }>(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'passage_vectors'::regclass AND attname = 'vector'",
       );
