@@ -185,7 +185,7 @@ if (pgPassages > 0) {
   const store = await openStore(url);
   const sizeOf = async () =>
     Number((await store.db.one('SELECT pg_catalog.pg_database_size(pg_catalog.current_database()) AS n')).n);
-  const name = `PostgreSQL (pgvector halfvec${process.env.AGENT_TEST_DATABASE_URL ? '' : ', PGlite'})`;
+  const name = `PostgreSQL (pgvector bit scan, int8 bytes${process.env.AGENT_TEST_DATABASE_URL ? '' : ', PGlite'})`;
   await measure(name, pgPassages, store, dir, bytes, sizeOf).catch((error) =>
     console.log(`PostgreSQL: ${error.message}`),
   );

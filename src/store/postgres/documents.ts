@@ -30,9 +30,12 @@ export class PgIndex implements IndexStore {
   }
 
   async setWalked(root: string, walkedAt: number, skipped: unknown[]): Promise<void> {
+    // The folder's passage total, for keyword search's weights (search.ts), counted once here.
     await this.db.query(
-      `INSERT INTO indexed_roots (root, walked_at, skipped) VALUES ($1, $2, $3)
-       ON CONFLICT (root) DO UPDATE SET walked_at = excluded.walked_at, skipped = excluded.skipped`,
+      `INSERT INTO indexed_roots (root, walked_at, skipped, passages)
+       VALUES ($1, $2, $3, (SELECT coalesce(sum(passages), 0) FROM documents WHERE root = $1))
+       ON CONFLICT (root) DO UPDATE
+       SET walked_at = excluded.walked_at, skipped = excluded.skipped, passages = excluded.passages`,
       [root, walkedAt, JSON.stringify(skipped)],
     );
   }

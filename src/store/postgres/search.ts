@@ -11,16 +11,22 @@ import { WEIGHTS } from './fts.js';
 /** ts_rank_cd's normalisation: 32, rank / (rank + 1). */
 const NORM = 32;
 
+/** A folder's passages ($2 the folder): as counted when it was last indexed, else summed now. */
+const FOLDER_PASSAGES = `coalesce(
+    (SELECT r.passages FROM indexed_roots r WHERE r.root = $2),
+    (SELECT sum(d.passages) FROM documents d WHERE d.root = $2))`;
+
 /**
- * CTEs over the passages matching any of $1's terms within `scope` (an SQL condition on d, documents):
- * `idf` (t, w) the terms' weights, `scores` (id, score) the passages' scores.
+ * CTEs over the passages matching any of $1's terms within `scope` (an SQL condition on d, documents)
+ * of `total` passages (an SQL expression): `idf` (t, w) the terms' weights, `scores` (id, score) the
+ * passages' scores.
  */
-const scored = (scope: string) => `
+const scored = (scope: string, total: string) => `
   terms AS MATERIALIZED (
     SELECT t, q FROM pg_catalog.unnest($1::text[]) AS t, pg_catalog.websearch_to_tsquery('english', '"' || t || '"') AS q
     WHERE pg_catalog.numnode(q) > 0
   ), n AS MATERIALIZED (
-    SELECT coalesce(sum(d.passages), 0)::float8 AS n FROM documents d WHERE ${scope}
+    SELECT coalesce(${total}, 0)::float8 AS n
   ), hits AS (
     SELECT terms.t, p.id, pg_catalog.ts_rank_cd('${WEIGHTS}', p.tsv, terms.q, ${NORM}) AS r
     FROM terms JOIN passage_spans p ON p.tsv @@ terms.q JOIN documents d ON d.id = p.document_id
@@ -43,7 +49,7 @@ export async function searchPassages(
 ): Promise<PassageHit[]> {
   if (terms.length === 0) return [];
   const found = await db.query<Omit<PassageHit, 'text'> & { documentId: number; start: number; end: number }>(
-    `WITH ${scored('d.root = $2')}, best AS (SELECT * FROM scores ORDER BY score DESC, id LIMIT $3)
+    `WITH ${scored('d.root = $2', FOLDER_PASSAGES)}, best AS (SELECT * FROM scores ORDER BY score DESC, id LIMIT $3)
      SELECT d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
        p.start_offset AS start, p.end_offset AS "end", best.score
      FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
@@ -68,7 +74,7 @@ export async function searchDocuments(
 ): Promise<SearchHit[]> {
   if (terms.length === 0) return [];
   return db.query<SearchHit>(
-    `WITH ${scored('d.root = $2')},
+    `WITH ${scored('d.root = $2', FOLDER_PASSAGES)},
      body AS (
        SELECT p.document_id AS id, max(s.score) AS score FROM scores s JOIN passage_spans p ON p.id = s.id
        GROUP BY p.document_id
@@ -97,7 +103,7 @@ export async function rankPassages(
     out.push(scores);
     if (terms.length === 0) continue;
     const found = await db.query<{ ordinal: number; score: number }>(
-      `WITH ${scored('d.id = $2')}
+      `WITH ${scored('d.id = $2', '(SELECT d.passages FROM documents d WHERE d.id = $2)')}
        SELECT p.ordinal, s.score FROM scores s JOIN passage_spans p ON p.id = s.id ORDER BY s.score DESC, p.ordinal`,
       [clean(terms), documentId],
     );

@@ -368,10 +368,10 @@ describe('status', () => {
       schemaVersion: 0,
       counts: { reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 },
     });
-    expect((before as unknown as { pending: string[] }).pending).toHaveLength(21);
-    expect(await store.migrate()).toHaveLength(21);
+    expect((before as unknown as { pending: string[] }).pending).toHaveLength(22);
+    expect(await store.migrate()).toHaveLength(22);
     expect(await store.migrate()).toEqual([]);
-    expect((await store.status()).schemaVersion).toBe(20);
+    expect((await store.status()).schemaVersion).toBe(21);
   });
 
   it('counts what the database holds', async () => {
@@ -380,7 +380,7 @@ describe('status', () => {
     const status = await store.status();
     expect(status).toMatchObject({
       kind: 'postgres',
-      schemaVersion: 20,
+      schemaVersion: 21,
       counts: { reports: 1, notes: 1, sessions: 0, ledger: 0, documents: 0 },
       pending: [],
     });

@@ -30,7 +30,7 @@ describe('four processes writing at once', () => {
     const steps = await db.sql<{ n: number }>(
       'SELECT count(*)::int AS n FROM schema_migrations GROUP BY name',
     );
-    expect(steps).toHaveLength(21);
+    expect(steps).toHaveLength(22);
     expect(steps.every((s) => s.n === 1)).toBe(true);
     const count = async (sql: string) => (await db.sql<{ n: number }>(sql))[0]!.n;
     expect(await count("SELECT count(*)::int AS n FROM research_runs WHERE status = 'done'")).toBe(24);

@@ -15,6 +15,6 @@ describe('postgresStoreUnderTest', () => {
     await factory.close();
     const second = await factory.open();
     expect(await second.notes.list()).toEqual([]);
-    expect((await second.status()).schemaVersion).toBe(20);
+    expect((await second.status()).schemaVersion).toBe(21);
   }, 60_000);
 });

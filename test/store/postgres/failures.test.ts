@@ -135,7 +135,7 @@ describe('failing to connect to PostgreSQL', () => {
     });
     try {
       expect(store.location).toBe('postgres://');
-      expect((await store.status()).schemaVersion).toBe(20);
+      expect((await store.status()).schemaVersion).toBe(21);
     } finally {
       await store.close();
     }

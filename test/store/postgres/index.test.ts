@@ -121,6 +121,29 @@ describe('the document index on PostgreSQL', () => {
     expect((await store.index.documents(root)).every((d) => d.size > 0)).toBe(true);
   });
 
+  it('weighs keywords by the folder’s passages as counted when it was indexed, summed before then', async () => {
+    await store.index.setWalked(root, 5678, []);
+    const docs = await store.index.documents(root);
+    let total = 0;
+    for (const d of docs) total += (await store.index.passageSpans(d.id)).length;
+    const [kept] = await store.db.query<{ n: string }>(
+      'SELECT passages AS n FROM indexed_roots WHERE root = $1',
+      [root],
+    );
+    expect(Number(kept!.n)).toBe(total);
+    const scores = async () =>
+      (await store.index.searchPassages(root, ['refund', 'limit'], 5)).map((h) => h.score);
+    const counted = await scores();
+    expect(counted.length).toBeGreaterThan(0);
+    // Not yet counted (a folder indexed before this version): the documents' counts are summed instead.
+    await store.db.query('UPDATE indexed_roots SET passages = NULL WHERE root = $1', [root]);
+    expect(await scores()).toEqual(counted);
+    // The kept count is the one used: another total weighs the terms otherwise.
+    await store.db.query('UPDATE indexed_roots SET passages = $2 WHERE root = $1', [root, total * 50]);
+    expect(await scores()).not.toEqual(counted);
+    await store.index.setWalked(root, 5678, []);
+  });
+
   describe('ranks as SQLite does on the same documents', () => {
     const queries = [
       'How much can a support agent refund without approval?',

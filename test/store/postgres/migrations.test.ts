@@ -23,10 +23,10 @@ describe('PostgreSQL migrations', () => {
     const sqliteDir =
       sqlite.length > 0 ? sqlite : stepNames(new URL('../../../db/migrations/sqlite/', import.meta.url));
     for (const name of sqliteDir) expect(stepNames()).toContain(name);
-    expect(stepNames().at(-1)).toBe('020_passage_counts');
+    expect(stepNames().at(-1)).toBe('021_root_passages');
   });
 
-  it('migrates an empty database to the whole schema, and reports version 20', async () => {
+  it('migrates an empty database to the whole schema, and reports version 21', async () => {
     const store = await openTestStore(db);
     try {
       const tables = (
@@ -72,7 +72,7 @@ describe('PostgreSQL migrations', () => {
         'research_runs_tsv',
       ]);
       const status = await store.status();
-      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 20 });
+      expect(status).toMatchObject({ kind: 'postgres', schemaVersion: 21 });
       expect(status.counts).toEqual({ reports: 0, notes: 0, sessions: 0, ledger: 0, documents: 0 });
       expect(await store.migrate()).toEqual([]);
     } finally {
