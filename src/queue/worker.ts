@@ -85,8 +85,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         const heartbeat = async () => {
           await renewLease(o.db, job.id, o.leaseSeconds);
         };
-        // The job has just been taken (its lease starts now, at pg-boss's default length): the first
-        // renewal, to this worker's lease, goes beside the job's first reads instead of before them.
+        // The job has just been taken (its lease, as long as its batch was queued with, starts now):
+        // the first renewal, to this worker's lease, goes beside the job's first reads, not before them.
         heartbeat().catch(() => {});
         const end = await runJob({ ...o.context, stopping: o.stopping, beatMs, heartbeat }, batch, line);
         free();

@@ -120,8 +120,9 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   // Reading documents is mostly local work: give the searches (and, after each document, its extraction
   // request) a turn of the event loop to go out first.
   if (searchesUnderWay) await nextTurn();
-  // The documents that fit are read at once (on a team database each read is a round trip to the
-  // server) and taken in plan order; one read fails (no such document), the next one starts.
+  // On a team database each read is a round trip to the server: the documents that fit are read at once
+  // and taken in plan order (one fails, no such document: the next one starts). On SQLite a read is
+  // local work, done in its turn, after the last document's extraction request has gone out.
   const reads = new Map<string, Promise<Omit<Source, 'n'> | undefined>>();
   const readOf = (slug: string) => {
     let read = reads.get(slug);
@@ -134,8 +135,9 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     }
     return read;
   };
-  for (const slug of new Set(plan.documents.filter((d) => !o.seen.has(`doc:${d}`))))
-    if (reads.size < room) readOf(slug);
+  if (o.store.kind === 'postgres')
+    for (const slug of new Set(plan.documents.filter((d) => !o.seen.has(`doc:${d}`))))
+      if (reads.size < room) readOf(slug);
   for (const slug of plan.documents) {
     if (o.seen.has(`doc:${slug}`)) continue;
     if (room <= 0) {
