@@ -127,17 +127,23 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   const readOf = (slug: string) => {
     let read = reads.get(slug);
     if (!read) {
-      const before = o.prior?.source(`doc:${slug}`);
-      read = before ? Promise.resolve(before) : documentRead(o, slug);
+      read = documentRead(o, slug);
       // Awaited in its turn below; a failure while an earlier one is awaited is not unhandled.
       read.catch(() => {});
       reads.set(slug, read);
     }
     return read;
   };
-  if (o.store.kind === 'postgres')
-    for (const slug of new Set(plan.documents.filter((d) => !o.seen.has(`doc:${d}`))))
-      if (reads.size < room) readOf(slug);
+  if (o.store.kind === 'postgres') {
+    let fits = room;
+    for (const slug of new Set(plan.documents)) {
+      if (fits <= 0) break;
+      if (o.seen.has(`doc:${slug}`)) continue;
+      fits--;
+      // A document an earlier attempt of the run read is not read again.
+      if (!o.prior?.source(`doc:${slug}`)) readOf(slug);
+    }
+  }
   for (const slug of plan.documents) {
     if (o.seen.has(`doc:${slug}`)) continue;
     if (room <= 0) {
@@ -148,7 +154,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     // One read of the document (its text, whole or the matching passages, title and path), unless an
     // earlier attempt of the run read it already.
     const before = o.prior?.source(key);
-    const read = await readOf(slug);
+    const read = before ?? (await readOf(slug));
     if (!read) {
       report({ label: slug, status: 'failed', detail: 'no such document' });
       continue;

@@ -155,20 +155,14 @@ export class PgVectors implements VectorStore {
     take: number,
     inFolder: boolean,
   ): Promise<VectorHit[]> {
+    const folder = `AND EXISTS (SELECT 1 FROM passage_spans p JOIN documents d ON d.id = p.document_id
+      WHERE p.hash = s.hash AND d.root = $4)`;
     const candidates = await this.db.query<{ hash: Buffer; vector: Buffer }>(
-      inFolder
-        ? `WITH c AS MATERIALIZED (
-             SELECT s.hash FROM passage_vector_signs s
-             WHERE s.model = $2 AND EXISTS (
-               SELECT 1 FROM passage_spans p JOIN documents d ON d.id = p.document_id
-               WHERE p.hash = s.hash AND d.root = $4)
-             ORDER BY s.bits <~> $1::bit(512) LIMIT $3
-           )
-           SELECT v.hash, v.vector FROM c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash`
-        : `WITH c AS MATERIALIZED (
-             SELECT hash FROM passage_vector_signs WHERE model = $2 ORDER BY bits <~> $1::bit(512) LIMIT $3
-           )
-           SELECT v.hash, v.vector FROM c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash`,
+      `WITH c AS MATERIALIZED (
+         SELECT s.hash FROM passage_vector_signs s WHERE s.model = $2 ${inFolder ? folder : ''}
+         ORDER BY s.bits <~> $1::bit(512) LIMIT $3
+       )
+       SELECT v.hash, v.vector FROM c JOIN passage_vectors v ON v.model = $2 AND v.hash = c.hash`,
       inFolder ? [q.signs, model, take, root] : [q.signs, model, take],
     );
     const best = candidates
