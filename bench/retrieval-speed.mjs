@@ -63,6 +63,15 @@ const embedder = {
     const start = performance.now();
     const vectors = texts.map((t) => {
       const v = OPENAI ? new Float32Array(DIMS) : new Array(DIMS).fill(0);
+      // Dense, as a real model's vectors are (every component non-zero, half of them negative): a
+      // little noise from the text's hash under the words' counts.
+      let x = hash(t) | 1;
+      for (let i = 0; i < DIMS; i++) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        v[i] = x / 2 ** 33;
+      }
       for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) {
         const h = hash(w);
         v[h % DIMS] += h & 0x80000000 ? 1 : -1;

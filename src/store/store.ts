@@ -179,7 +179,7 @@ export interface IndexStore {
   find(root: string, slug: string): Promise<(DocumentInfo & { id: number; length: number }) | undefined>;
   /** The whole text of a document ('' when none is stored). */
   text(documentId: number): Promise<string>;
-  /** Reads spans of stored texts, each block read and inflated once per reader. */
+  /** Reads spans of stored texts, each block read and inflated once while among the last a reader read. */
   spanReader(): (documentId: number, start: number, end: number) => Promise<string>;
   /** Documents by full-text rank (a title match weighs five times its best passage), best first. */
   searchDocuments(root: string, terms: string[], limit: number): Promise<SearchHit[]>;

@@ -1,4 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
+import { KEPT_BLOCKS, KEPT_LISTS, recent } from '../recent.js';
 import type { Db } from './db.js';
 
 // Spans of stored texts read from PostgreSQL in as few round trips as a caller's reads allow: the reads
@@ -32,7 +33,7 @@ function gathered<K, V>(load: (keys: K[]) => Promise<Map<K, V>>, missing: V): (k
     });
 }
 
-/** Reads spans of stored texts; each block is read and inflated once per reader. */
+/** Reads spans of stored texts; each block read and inflated once while it is among the last read. */
 export function pgSpanReader(db: Db): (documentId: number, start: number, end: number) => Promise<string> {
   const lists = new Map<number, Promise<{ id: number; start: number }[]>>();
   const texts = new Map<number, Promise<string>>();
@@ -59,20 +60,11 @@ export function pgSpanReader(db: Db): (documentId: number, start: number, end: n
     return found;
   }, '');
   return async (documentId, start, end) => {
-    let list = lists.get(documentId);
-    if (!list) {
-      list = listOf(documentId);
-      lists.set(documentId, list);
-    }
-    const blocks = await list;
+    const blocks = await recent(lists, documentId, KEPT_LISTS, () => listOf(documentId));
     const parts = blocks.flatMap((block, i) => {
       const next = blocks[i + 1]?.start ?? Number.POSITIVE_INFINITY;
       if (next <= start || block.start >= end) return [];
-      let text = texts.get(block.id);
-      if (!text) {
-        text = textOf(block.id);
-        texts.set(block.id, text);
-      }
+      const text = recent(texts, block.id, KEPT_BLOCKS, () => textOf(block.id));
       return [text.then((whole) => whole.slice(Math.max(0, start - block.start), end - block.start))];
     });
     return (await Promise.all(parts)).join('');

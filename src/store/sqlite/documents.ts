@@ -1,5 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import { holderGone } from '../holder.js';
+import { KEPT_BLOCKS, KEPT_LISTS, recent } from '../recent.js';
 import type {
   DocumentInfo,
   DocumentWrite,
@@ -313,7 +314,8 @@ const pick = ({ slug, path, title, mtimeMs, size, chars }: DocumentWrite) => ({
 
 /**
  * Reads spans of stored texts, inflating only the blocks a span covers, and each block once however many
- * spans fall in it. One reader per search or source: it keeps what it has inflated.
+ * spans fall in it while it is among the last ones read. A reader may walk a whole folder (embedding it),
+ * so it keeps a bounded number of blocks and block lists, not every text it has read.
  */
 function syncSpanReader(db: Db): (documentId: number, start: number, end: number) => string {
   const blocksOf = db.prepare(
@@ -323,20 +325,20 @@ function syncSpanReader(db: Db): (documentId: number, start: number, end: number
   const blocks = new Map<number, { id: number; start: number }[]>();
   const inflated = new Map<number, string>();
   return (documentId, start, end) => {
-    let list = blocks.get(documentId);
-    if (!list) {
-      list = blocksOf.all(documentId) as { id: number; start: number }[];
-      blocks.set(documentId, list);
-    }
+    const list = recent(
+      blocks,
+      documentId,
+      KEPT_LISTS,
+      () => blocksOf.all(documentId) as { id: number; start: number }[],
+    );
     let text = '';
-    for (const [i, block] of list.entries()) {
-      const next = list[i + 1]?.start ?? Number.POSITIVE_INFINITY;
+    for (let i = 0; i < list.length; i++) {
+      const block = list[i]!;
+      const next = i + 1 < list.length ? list[i + 1]!.start : Number.POSITIVE_INFINITY;
       if (next <= start || block.start >= end) continue;
-      let whole = inflated.get(block.id);
-      if (whole === undefined) {
-        whole = inflate(dataOf.get(block.id) as Buffer | string);
-        inflated.set(block.id, whole);
-      }
+      const whole = recent(inflated, block.id, KEPT_BLOCKS, () =>
+        inflate(dataOf.get(block.id) as Buffer | string),
+      );
       text += whole.slice(Math.max(0, start - block.start), end - block.start);
     }
     return text;

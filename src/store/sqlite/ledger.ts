@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { costOf, findPrice, type Price } from '../../providers/prices.js';
 import { LEDGER_COLUMNS, ledgerValues } from '../rows.js';
 import type { CostReport, CostRow, GroupBy, LedgerEntry } from '../types.js';
@@ -32,10 +33,18 @@ function insertRow(
 ): void {
   // SQLite has no boolean: `cancelled` is 0 or 1.
   const values = ledgerValues(entry, price, cost, user).map((v) => (typeof v === 'boolean' ? Number(v) : v));
-  db.prepare(`INSERT INTO usage_ledger (${LEDGER_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
-    ...values,
-  );
+  let insert = inserts.get(db);
+  if (!insert) {
+    insert = db.prepare(
+      `INSERT INTO usage_ledger (${LEDGER_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`,
+    );
+    inserts.set(db, insert);
+  }
+  insert.run(...values);
 }
+
+/** The insert, prepared once per connection: indexing records a call per batch of 64 passages. */
+const inserts = new WeakMap<Db, Statement>();
 
 const GROUP_SQL: Record<GroupBy, string> = {
   model: "provider || ' ' || model",
