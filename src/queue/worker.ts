@@ -140,8 +140,21 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     // the queue is empty, with nothing of its own left, is only waiting for others' last jobs to end
     // (or their leases to run out): it looks more often, so that the batch's end is seen soon.
     const idleUntilEmpty = o.untilEmpty && running.size === 0;
-    await Promise.race([woken(), sleep(idleUntilEmpty ? 100 : busy < o.concurrency ? 250 : 1000)]);
+    await firstOf(woken(), idleUntilEmpty ? 100 : busy < o.concurrency ? 250 : 1000);
   }
   await Promise.all(running);
   return summary;
+}
+
+/**
+ * Waits until `event` settles or `ms` have passed, whichever is first, and clears the timer: left pending,
+ * the poll's last timers kept a finished worker's process alive for up to a second.
+ */
+export async function firstOf(event: Promise<void>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([event, sleep(ms, undefined, { signal: timer.signal }).catch(() => {})]);
+  } finally {
+    timer.abort();
+  }
 }
