@@ -234,9 +234,19 @@ export function verificationSummary(
   return lines;
 }
 
-export function usageLine(result: ResearchResult): string {
+/**
+ * The run's calls, tokens and cost. In extractive mode: that no language model wrote the answer (and what
+ * embedding calls retrieval made), with how to get a written answer unless --extractive was asked for.
+ */
+export function usageLine(result: ResearchResult, askedExtractive = false): string {
   if (result.mode === 'extractive') {
-    return 'Extractive mode: no model was used. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama) for a written, cited answer.';
+    const u = result.usage;
+    const head = u.calls
+      ? `Extractive mode: no language model was used; ${u.calls} embedding call${u.calls === 1 ? '' : 's'}, cost ${formatUsd(u.costUsd)}.`
+      : 'Extractive mode: no model was used.';
+    return askedExtractive
+      ? head
+      : `${head} Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama) for a written, cited answer.`;
   }
   const u = result.usage;
   const rounds = result.rounds > 1 ? ` · ${result.rounds} rounds` : '';

@@ -20,6 +20,15 @@ describe('agent research without a key (the README quick start)', () => {
     expect(r.stderr).toMatch(/Extractive mode: no model was used/);
   });
 
+  it('--extractive with a key set says no model was used, and does not ask for the key it has', async () => {
+    const r = await runCli(['research', '--extractive', QUESTION], {
+      env: { AGENT_DB: tempDb(), ANTHROPIC_API_KEY: 'sk-ant-test' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Extractive mode: no model was used\./);
+    expect(r.stderr).not.toMatch(/Set ANTHROPIC_API_KEY/);
+  });
+
   it('prints the documented JSON', async () => {
     const r = await runCli(['research', '--json', QUESTION], { env: { AGENT_DB: tempDb() } });
     const out = JSON.parse(r.stdout);

@@ -82,6 +82,11 @@ describe('agent research with embeddings', () => {
       (await runCli(['research', '--content', content, '--json', QUESTION], { env: e })).stdout,
     );
     expect(on.retrieval.mode).toBe('hybrid');
+    // No chat key: extractive by default, its usage line counting the question's embedding call.
+    const plain = await runCli(['research', '--content', content, QUESTION], { env: e });
+    expect(plain.stderr).toMatch(
+      /Extractive mode: no language model was used; 1 embedding call, cost unknown\. Set ANTHROPIC_API_KEY/,
+    );
     const before = server.requests.length;
     const off = await runCli(['research', '--retrieval', 'bm25', '--content', content, '--json', QUESTION], {
       env: e,

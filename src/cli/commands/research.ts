@@ -246,8 +246,8 @@ export async function runResearchCommand(
   const err = styleFor(process.stderr);
   if (o.json) process.stdout.write(`${toJson(result)}\n`);
   else {
-    if (outToStdout) printChecks(result);
-    else printResearch(result, renderer.answerShown, o.raw);
+    if (outToStdout) printChecks(result, o.extractive);
+    else printResearch(result, renderer.answerShown, o.raw, o.extractive);
     if (result.id !== undefined)
       process.stderr.write(err.dim(`Saved as run ${result.id} (agent reports --show ${result.id}).\n`));
   }
@@ -265,7 +265,12 @@ export async function runResearchCommand(
 }
 
 /** The answer (unless it was streamed already) and source list on stdout; the checks on stderr. */
-export function printResearch(result: ResearchResult, answerShown: boolean, raw?: boolean): void {
+export function printResearch(
+  result: ResearchResult,
+  answerShown: boolean,
+  raw?: boolean,
+  askedExtractive?: boolean,
+): void {
   const out = styleFor(process.stdout);
   if (!answerShown) {
     if (result.mode === 'extractive' && result.sources.length > 0) {
@@ -277,11 +282,11 @@ export function printResearch(result: ResearchResult, answerShown: boolean, raw?
   }
   if (result.sources.length > 0) process.stdout.write(`\n\n${out.bold('Sources')}\n${sourceList(result)}\n`);
   else process.stdout.write('\n');
-  printChecks(result);
+  printChecks(result, askedExtractive);
 }
 
 /** The grounding and citation checks and the run's usage, on stderr. */
-function printChecks(result: ResearchResult): void {
+function printChecks(result: ResearchResult, askedExtractive = false): void {
   const err = styleFor(process.stderr);
   const grounding = groundingSummary(result);
   if (grounding.length > 0) process.stderr.write(`\n${grounding.map((l) => err.yellow(l)).join('\n')}\n`);
@@ -292,5 +297,5 @@ function printChecks(result: ResearchResult): void {
   if (evidence.length > 0) process.stderr.write(`\n${evidence.map((l) => err.dim(l)).join('\n')}\n`);
   const checks = citationSummary(result);
   if (checks.length > 0) process.stderr.write(`\n${checks.map((l) => err.dim(l)).join('\n')}\n`);
-  process.stderr.write(`${err.dim(usageLine(result))}\n`);
+  process.stderr.write(`${err.dim(usageLine(result, askedExtractive))}\n`);
 }
