@@ -168,6 +168,11 @@ export interface IndexStore {
    * passages, skipping one already written with the same path, modification time and size.
    */
   write(root: string, documents: DocumentWrite[], gone: number[]): Promise<void>;
+  /**
+   * Calls of write() made through this object: a change to the index in this process that no walk
+   * marks (a document re-read during a run), for what is kept in the process about the index's state.
+   */
+  readonly writes: number;
   /** Takes the folder's indexing lease when it is free or its holder is gone; false when held. */
   takeLease(root: string, holder: string, now: number, staleMs: number): Promise<boolean>;
   renewLease(root: string, holder: string, now: number): Promise<void>;

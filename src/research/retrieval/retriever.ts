@@ -42,6 +42,11 @@ export interface RetrieverContext {
 
 /** Folders being embedded in this process, by store, folder and vector space. */
 const embedding = new Map<string, Promise<void>>();
+/**
+ * Folders this process embedded whole, with the index's state then (last walk, writes), per store
+ * object: another object's writes to the same database are not counted in this one's.
+ */
+const embedded = new WeakMap<Store['index'], Set<string>>();
 
 /** A passage given to the model (or quoted), as `--json` "retrieval" lists it. */
 
@@ -85,12 +90,21 @@ export class Retriever {
     if (this.ctx.store.readOnly) return;
     // Runs of one batch in this process embed the folder's new passages once: a run that finds another
     // embedding them waits, then finds nothing left to embed.
-    const key = `${this.ctx.store.location}\n${this.ctx.root}\n${this.space}`;
+    const { store, root } = this.ctx;
+    const key = `${store.location}\n${root}\n${this.space}`;
     await embedding.get(key)?.catch(() => {});
+    // Nothing to look for when this process embedded the folder and the index has not changed since
+    // (no walk, no document written again): for a large folder, finding nothing missing is two scans
+    // of its passages, which every question of a batch or a worker would otherwise repeat.
+    const state = `${root}\n${this.space}\n${(await store.index.walked(root))?.walkedAt}\n${store.index.writes}`;
+    let done = embedded.get(store.index);
+    if (!done) embedded.set(store.index, (done = new Set()));
+    if (done.has(state)) return;
     const job = this.embedFolder(onProgress);
     embedding.set(key, job);
     try {
       await job;
+      done.add(state);
     } catch (error) {
       this.fallBack(error);
     } finally {

@@ -19,6 +19,8 @@ import { inflate, pgSpanReader } from './span-reader.js';
 const EXTRACTOR_KEY = 'extractor_version';
 
 export class PgIndex implements IndexStore {
+  writes = 0;
+
   constructor(private readonly db: Db) {}
 
   async walked(root: string): Promise<{ walkedAt: number; skipped: unknown[] } | undefined> {
@@ -67,6 +69,7 @@ export class PgIndex implements IndexStore {
   }
 
   async write(root: string, documents: DocumentWrite[], gone: number[]): Promise<void> {
+    this.writes++;
     await this.db.tx(async (c) => {
       if (gone.length > 0) await c.query('DELETE FROM documents WHERE id = ANY($1)', [gone]);
       for (const doc of documents) await writeDocument(c, root, doc);

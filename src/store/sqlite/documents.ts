@@ -27,6 +27,8 @@ const inflate = (data: Buffer | string): string =>
   typeof data === 'string' ? data : inflateRawSync(data).toString('utf8');
 
 export class SqliteIndex implements IndexStore {
+  writes = 0;
+
   constructor(private readonly db: Db) {}
 
   private read<T>(work: () => T): Promise<T> {
@@ -83,6 +85,7 @@ export class SqliteIndex implements IndexStore {
   }
 
   async write(root: string, documents: DocumentWrite[], gone: number[]) {
+    this.writes++;
     const db = this.db;
     const current = db.prepare('SELECT path, mtime_ms, size FROM documents WHERE root = ? AND slug = ?');
     const upsert = db.prepare(

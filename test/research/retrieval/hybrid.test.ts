@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEmbedder, parseEmbeddingsSpec } from '../../../src/providers/embeddings.js';
+import { prepareFile } from '../../../src/research/documents/prepare.js';
 import { refreshIndex } from '../../../src/research/documents.js';
 import { Retriever } from '../../../src/research/retrieval/retriever.js';
 import type { RetrievalMode } from '../../../src/research/retrieval/settings.js';
@@ -176,6 +177,33 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
       const back = (await retrieverFor(store, dir, 'openai-compatible:fake-embed', 'hybrid')).retriever;
       await back.prepare(QUESTION);
       expect(server.texts.get('fake-embed')).toHaveLength(1);
+    });
+
+    it('looks for missing passages once while the index stays as it was, again once a document is written', async () => {
+      const { store, dir, retriever } = await setUp();
+      if (await store.vectors.unavailable()) return;
+      const looked = vi.spyOn(store.vectors, 'countMissing');
+      await retriever.prepare(QUESTION);
+      const next = async () => {
+        const r = (await retrieverFor(store, dir, 'openai-compatible:fake-embed', 'hybrid')).retriever;
+        await r.prepare(QUESTION);
+        return r;
+      };
+      await next();
+      await next();
+      expect(looked).toHaveBeenCalledTimes(1);
+      // A document written again during a run (its file changed since the walk) is looked for and embedded.
+      server.texts.clear();
+      const doc = (await store.index.find(dir, 'travel'))!;
+      writeFileSync(doc.path, `${DOCS['travel.md']}\nTaxis need a receipt.\n`);
+      const size = statSync(doc.path).size;
+      const read = await prepareFile(doc.path, { size });
+      await store.index.write(dir, [{ ...read, slug: 'travel', path: doc.path, mtimeMs: 1, size }], [doc.id]);
+      const after = await next();
+      expect(looked).toHaveBeenCalledTimes(2);
+      expect(server.texts.get('fake-embed')!.join('\n')).toMatch(/Taxis need a receipt/);
+      expect((await after.passages('taxi receipt', 3)).map((p) => p.slug)).toContain('travel');
+      looked.mockRestore();
     });
 
     it('speaks Ollama’s /api/embed, and records every call in the ledger as step embed', async () => {
