@@ -97,8 +97,8 @@ export class Retriever {
     // (no walk, no document written again): for a large folder, finding nothing missing is two scans
     // of its passages, which every question of a batch or a worker would otherwise repeat.
     const state = `${root}\n${this.space}\n${(await store.index.walked(root))?.walkedAt}\n${store.index.writes}`;
-    let done = embedded.get(store.index);
-    if (!done) embedded.set(store.index, (done = new Set()));
+    const done = embedded.get(store.index) ?? new Set<string>();
+    embedded.set(store.index, done);
     if (done.has(state)) return;
     const job = this.embedFolder(onProgress);
     embedding.set(key, job);
