@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { spawn } from 'node:child_process';
 // Hybrid retrieval at scale: a generated folder of 100,000 passages (10,000 Markdown files of ten
 // sections each) is indexed (BM25), then embedded, then searched with hybrid queries. Prints: the hybrid
 // query's median and p95 (BM25, nearest vectors, fusion and the passages' texts; the question's own
@@ -7,16 +8,22 @@
 // database's size on disk ÷ the text's size, before and after vectors. The embedding model is
 // in-process (a hashed bag of words), so only our side is timed: 1,536 numbers a vector as an
 // OpenAI-compatible server sends them, or (--model=openai) 512 float32s as OpenAI sends
-// text-embedding-3-small's when agent asks.
+// text-embedding-3-small's when agent asks. --server: the same model behind a loopback server
+// (bench/support/hashed-embedder.mjs, a child process), timed against a bare client's same requests.
 // PostgreSQL: PGlite with pgvector (in WebAssembly, one core; [pg passages], default 20,000), or the server
 // AGENT_TEST_DATABASE_URL names (give it a database of its own: the bench fills it).
-// Usage: npm run build && node bench/retrieval-speed.mjs [passages] [pg passages] [queries] [--model=openai]
+// Usage: npm run build && node bench/retrieval-speed.mjs [passages] [pg passages] [queries] [--model=openai] [--server]
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEmbedder, parseEmbeddingsSpec } from '../dist/providers/embeddings.js';
+import { embeddingText } from '../dist/research/documents/embedding-text.js';
 import { queryTerms, refreshIndex } from '../dist/research/documents.js';
+import { BATCH_TEXTS } from '../dist/research/retrieval/embed-index.js';
 import { Retriever } from '../dist/research/retrieval/retriever.js';
 import { openStore } from '../dist/store/open.js';
+import { hashedVector } from './support/hashed-embedder.mjs';
 import { syntheticText } from './support/synthetic-text.mjs';
 
 const [passages = 100_000, pgPassages = 20_000, queryCount = 60] = process.argv
@@ -42,47 +49,80 @@ function makeFolder(count) {
   return { dir, bytes };
 }
 
-/** FNV-1a: where a word goes among the dimensions, and its sign. */
-const hash = (w) => {
-  let h = 2166136261;
-  for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619) >>> 0;
-  return h;
-};
 // The in-process model, as each kind of server hands its vectors over: an OpenAI-compatible server's
 // 1,536 JSON numbers (arrays of numbers: the most work on our side, folding and collecting them), or
 // OpenAI's text-embedding-3-small as agent asks for it, 512 dimensions in base64 (Float32Arrays).
 const OPENAI = process.argv.includes('--model=openai');
 const DIMS = OPENAI ? 512 : 1536;
 /** `spent` is the time inside embed(), which the overhead leaves out. */
-const embedder = {
+const inProcess = {
   provider: OPENAI ? 'openai' : 'openai-compatible',
   model: OPENAI ? 'text-embedding-3-small' : 'bench-1536',
   label: OPENAI ? 'openai:text-embedding-3-small' : 'openai-compatible:bench-1536',
   spent: 0,
   async embed(texts) {
     const start = performance.now();
-    const vectors = texts.map((t) => {
-      const v = OPENAI ? new Float32Array(DIMS) : new Array(DIMS).fill(0);
-      // Dense, as a real model's vectors are (every component non-zero, half of them negative): a
-      // little noise from the text's hash under the words' counts.
-      let x = hash(t) | 1;
-      for (let i = 0; i < DIMS; i++) {
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        v[i] = x / 2 ** 33;
-      }
-      for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) {
-        const h = hash(w);
-        v[h % DIMS] += h & 0x80000000 ? 1 : -1;
-        v[(h >>> 11) % DIMS] += 0.5;
-      }
-      return v;
-    });
+    const vectors = texts.map((t) => hashedVector(t, DIMS, OPENAI ? Float32Array : Array));
     this.spent += performance.now() - start;
     return { vectors, inputTokens: texts.reduce((n, t) => n + Math.ceil(t.length / 4), 0) };
   },
 };
+
+// --server: the same model behind a loopback server in a child process, reached through agent's own
+// client (the SDK, its checks, retries and limits) as a real one is. The overhead is then the embedding
+// step's time beyond that of the same requests sent by a bare client (fetch, the reply parsed and its
+// vectors decoded, 4 at once): a reference measured in the same run.
+const SERVER = process.argv.includes('--server');
+let server;
+if (SERVER) {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./support/hashed-embedder.mjs', import.meta.url)), '--dims', '1536'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
+  server = { url, close: () => child.kill() };
+}
+const embedder = SERVER
+  ? await createEmbedder(parseEmbeddingsSpec(inProcess.label), {
+      AGENT_EMBEDDINGS_BASE_URL: server.url,
+      OPENAI_API_KEY: 'bench',
+    })
+  : inProcess;
+
+/** The same requests agent made for the folder's passages, from a bare client: how long they take. */
+async function bareClient(store, dir) {
+  const read = store.index.spanReader();
+  const rows = await store.vectors.missing(dir, 'bench-reference@0', Number.MAX_SAFE_INTEGER, 0);
+  const unique = [...new Map(rows.map((r) => [r.hash, r])).values()];
+  const texts = await Promise.all(
+    unique.map(async (r) => embeddingText(r.headingPath, await read(r.documentId, r.start, r.end))),
+  );
+  const batches = [];
+  for (let i = 0; i < texts.length; i += BATCH_TEXTS) batches.push(texts.slice(i, i + BATCH_TEXTS));
+  const start = performance.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < batches.length) {
+      const input = batches[next++];
+      const res = await fetch(`${server.url}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+        body: JSON.stringify({
+          model: inProcess.model,
+          input,
+          ...(OPENAI ? { dimensions: 512, encoding_format: 'base64' } : {}),
+        }),
+      });
+      const { data } = await res.json();
+      if (OPENAI) for (const d of data) new Float32Array(Buffer.from(d.embedding, 'base64').buffer.slice(0));
+    }
+  };
+  await Promise.all([lane(), lane(), lane(), lane()]);
+  return performance.now() - start;
+}
 
 const percentiles = (ms) => {
   const sorted = [...ms].sort((a, b) => a - b);
@@ -95,7 +135,7 @@ async function measure(name, count, store, dir, bytes, sizeOf) {
   await refreshIndex(store, dir);
   const indexMs = performance.now() - t0;
   const before = await sizeOf();
-  embedder.spent = 0;
+  inProcess.spent = 0;
   const retriever = new Retriever(
     { mode: 'hybrid', embedder },
     { store, root: dir, runId: 'bench', emit: () => {}, concurrency: 4 },
@@ -111,7 +151,8 @@ async function measure(name, count, store, dir, bytes, sizeOf) {
   // PostgreSQL: queries are timed on the tables as autovacuum leaves them after a load (vacuumed,
   // analysed), not while it is at work on them beside the queries.
   if (store.kind === 'postgres') await store.db.query('VACUUM (ANALYZE)');
-  const overhead = embedMs - embedder.spent;
+  const reference = SERVER ? await bareClient(store, dir) : inProcess.spent;
+  const overhead = embedMs - reference;
   const questions = Array.from(
     { length: queryCount },
     // Not "rule": every generated sentence has it, and BM25 would walk all 100,000 postings for it.
@@ -142,7 +183,7 @@ async function measure(name, count, store, dir, bytes, sizeOf) {
   console.log(`    and vectors         ${percentiles(vector)}`);
   console.log(`  BM25 index            ${(indexMs / 1000).toFixed(1)} s`);
   console.log(
-    `  embedding step        ${(embedMs / 1000).toFixed(1)} s, of which the model ${(embedder.spent / 1000).toFixed(1)} s: overhead ${(overhead / 1000).toFixed(1)} s = ${((overhead / indexMs) * 100).toFixed(0)}% of the BM25 index time`,
+    `  embedding step        ${(embedMs / 1000).toFixed(1)} s, ${SERVER ? 'the same requests from a bare client' : 'of which the model'} ${(reference / 1000).toFixed(1)} s: overhead ${(overhead / 1000).toFixed(1)} s = ${((overhead / indexMs) * 100).toFixed(0)}% of the BM25 index time`,
   );
   console.log(
     `  on disk               ${(before / bytes).toFixed(2)} × the text before vectors, ${(after / bytes).toFixed(2)} × after`,
@@ -205,3 +246,4 @@ if (pgPassages > 0) {
   await stop();
   rmSync(dir, { recursive: true, force: true });
 }
+server?.close();

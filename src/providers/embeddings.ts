@@ -160,7 +160,17 @@ function float32s(text: string): Float32Array {
   return out;
 }
 
+/**
+ * Every component a finite number. A Float32Array holds numbers only: x - x is 0 for each finite one
+ * and NaN for NaN or an infinity, summed without a branch a component (a tenth of the checks' time).
+ * JSON may give anything: each is checked.
+ */
 const allFinite = (v: ArrayLike<number>): boolean => {
+  if (v instanceof Float32Array) {
+    let zero = 0;
+    for (let i = 0; i < v.length; i++) zero += v[i]! - v[i]!;
+    return zero === 0;
+  }
   for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
   return true;
 };

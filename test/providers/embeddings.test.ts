@@ -40,6 +40,21 @@ describe('embeddings on the wire', () => {
     expect(vectors[1]).toEqual(fakeVector(TEXTS[1]!, 64));
   });
 
+  it('refuses a vector holding a NaN or an infinity, as a broken reply', async () => {
+    const embedder = await createEmbedder(parseEmbeddingsSpec('openai'), {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: server.baseURL,
+    });
+    try {
+      for (const fault of ['nan', 'infinity'] as const) {
+        server.fault = fault;
+        await expect(embedder.embed(['x', 'y'])).rejects.toThrow(/not numbers/);
+      }
+    } finally {
+      server.fault = 'none';
+    }
+  });
+
   it('refuses a base64 vector that is not float32s, as a broken reply', async () => {
     const embedder = await createEmbedder(parseEmbeddingsSpec('openai'), {
       OPENAI_API_KEY: 'sk-test',

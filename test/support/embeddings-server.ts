@@ -22,7 +22,10 @@ export type Fault =
   /** One 429 with Retry-After: 0, then answers. */
   | 'rate-once'
   /** base64 vectors cut short of a whole float32. */
-  | 'torn';
+  | 'torn'
+  /** base64 vectors holding a NaN, or an infinity, among their numbers. */
+  | 'nan'
+  | 'infinity';
 
 /** Words that mean one thing to this model. */
 const SYNONYMS: Record<string, string> = {
@@ -131,6 +134,8 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
       const dims = state.fault === 'dims' ? state.dims + ++dimsNow : (body.dimensions ?? state.dims);
       state.texts.set(model, [...(state.texts.get(model) ?? []), ...input]);
       const vectors = input.map((t) => fakeVector(t, dims));
+      const odd = { nan: Number.NaN, infinity: Number.NEGATIVE_INFINITY }[state.fault as string];
+      if (odd !== undefined) for (const v of vectors) v[v.length - 1] = odd;
       const tokens = input.reduce((n, t) => n + concepts(t).length + 1, 0);
       if (path === '/api/embed') return send(200, { model, embeddings: vectors, prompt_eval_count: tokens });
       send(200, {

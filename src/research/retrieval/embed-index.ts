@@ -51,22 +51,29 @@ export async function embedMissing(
     pending = [];
     if (rows.length) await store.vectors.put(target.space, rows);
   };
-  let after = 0;
-  for (;;) {
-    if (options.signal?.aborted) throw new AbortedError();
-    const found = await store.vectors.missing(
-      root,
-      target.space,
-      BATCH_TEXTS * options.parallel * ROUND_BATCHES,
-      after,
-    );
-    if (found.length === 0) break;
-    after = found.at(-1)!.id;
+  const size = BATCH_TEXTS * options.parallel * ROUND_BATCHES;
+  // The passages of the round after `after`, with their texts; skipping texts of `unwritten` (the round
+  // in flight, read before its vectors are kept).
+  const readRound = async (after: number, unwritten: Set<string>) => {
+    const found = await store.vectors.missing(root, target.space, size, after);
+    if (found.length === 0) return undefined;
     // One text in several passages (a repeated disclaimer) is embedded once.
-    const rows = [...new Map(found.map((r) => [r.hash, r])).values()];
+    const rows = [...new Map(found.map((r) => [r.hash, r])).values()].filter((r) => !unwritten.has(r.hash));
     const texts = await Promise.all(
       rows.map(async (r) => embeddingText(r.headingPath, await read(r.documentId, r.start, r.end))),
     );
+    return { rows, texts, last: found.at(-1)!.id };
+  };
+  let coming = readRound(0, new Set());
+  for (;;) {
+    if (options.signal?.aborted) throw new AbortedError();
+    const round = await coming;
+    if (!round) break;
+    const { rows, texts } = round;
+    // The next round is read while this one's calls are out: the server is not left waiting between
+    // rounds. A failure there is this loop's to throw, when it gets to it.
+    coming = readRound(round.last, new Set(rows.map((r) => r.hash)));
+    coming.catch(() => {});
     const batches = batchesOf(texts);
     let failure: unknown;
     let next = 0;
