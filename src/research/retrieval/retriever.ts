@@ -89,22 +89,16 @@ export class Retriever {
     // A read-only database is searched with the vectors it has: passages without one rank by keywords.
     if (this.ctx.store.readOnly) return;
     // Runs of one batch in this process embed the folder's new passages once: a run that finds another
-    // embedding them waits, then finds nothing left to embed.
+    // embedding them waits, then finds nothing left to embed. No await between the last look and the
+    // set, so that two runs never embed the same folder at once.
     const { store, root } = this.ctx;
     const key = `${store.location}\n${root}\n${this.space}`;
-    await embedding.get(key)?.catch(() => {});
-    // Nothing to look for when this process embedded the folder and the index has not changed since
-    // (no walk, no document written again): for a large folder, finding nothing missing is two scans
-    // of its passages, which every question of a batch or a worker would otherwise repeat.
-    const state = `${root}\n${this.space}\n${(await store.index.walked(root))?.walkedAt}\n${store.index.writes}`;
-    const done = embedded.get(store.index) ?? new Set<string>();
-    embedded.set(store.index, done);
-    if (done.has(state)) return;
-    const job = this.embedFolder(onProgress);
+    for (let running = embedding.get(key); running; running = embedding.get(key))
+      await running.catch(() => {});
+    const job = this.embedUnlessDone(onProgress);
     embedding.set(key, job);
     try {
       await job;
-      done.add(state);
     } catch (error) {
       this.fallBack(error);
     } finally {
@@ -112,9 +106,24 @@ export class Retriever {
     }
   }
 
+  /**
+   * Embeds the folder's missing passages, unless this process embedded it whole and the index has not
+   * changed since (no walk, no document written again): for a large folder, finding nothing missing is
+   * two scans of its passages, which every question of a batch or a worker would otherwise repeat.
+   */
+  private async embedUnlessDone(onProgress?: (done: number, total: number) => void): Promise<void> {
+    const { store, root } = this.ctx;
+    const state = `${root}\n${this.space}\n${(await store.index.walked(root))?.walkedAt}\n${store.index.writes}`;
+    const done = embedded.get(store.index) ?? new Set<string>();
+    embedded.set(store.index, done);
+    if (done.has(state)) return;
+    await this.embedFolder(onProgress);
+    done.add(state);
+  }
+
   private async embedFolder(onProgress?: (done: number, total: number) => void): Promise<void> {
     await this.ctx.store.vectors.prune();
-    const embedded = await embedMissing(
+    const count = await embedMissing(
       { space: this.space!, embedTexts: (texts) => this.embedTexts(texts) },
       this.ctx.store,
       this.ctx.root,
@@ -124,7 +133,7 @@ export class Retriever {
         onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
       },
     );
-    if (embedded && onProgress) onProgress(embedded, embedded);
+    if (count && onProgress) onProgress(count, count);
   }
 
   /** The folder's passages best for `query`, best first, each with its ranks (and reported as given). */

@@ -179,6 +179,22 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
       expect(server.texts.get('fake-embed')).toHaveLength(1);
     });
 
+    it('embeds a folder once when several runs of one process prepare at the same moment', async () => {
+      const { store, dir } = await setUp();
+      if (await store.vectors.unavailable()) return;
+      const runs = await Promise.all(
+        [1, 2, 3].map(
+          async () => (await retrieverFor(store, dir, 'openai-compatible:fake-embed', 'hybrid')).retriever,
+        ),
+      );
+      // Each run's question embedded first: their prepare() calls then move in step.
+      await Promise.all(runs.map((r) => r.passages(QUESTION, 1)));
+      await Promise.all(runs.map((r) => r.prepare(QUESTION)));
+      const texts = server.texts.get('fake-embed')!.filter((t) => t !== QUESTION);
+      expect(texts).toHaveLength(await passageCount(store, dir));
+      expect(new Set(texts).size).toBe(texts.length);
+    });
+
     it('looks for missing passages once while the index stays as it was, again once a document is written', async () => {
       const { store, dir, retriever } = await setUp();
       if (await store.vectors.unavailable()) return;
