@@ -144,6 +144,32 @@ describe('the document index on PostgreSQL', () => {
     await store.index.setWalked(root, 5678, []);
   });
 
+  it('searches a folder alone in the database as one among others: the same hits, never another’s', async () => {
+    const before = await store.index.searchPassages(root, ['refund', 'approval'], 8);
+    const docsBefore = await store.index.searchDocuments(root, ['refund', 'approval'], 3);
+    expect(before.length).toBeGreaterThan(0);
+    const other = mkdtempSync(join(tmpdir(), 'pg-other-'));
+    writeFileSync(
+      join(other, 'refunds.md'),
+      '# Refunds elsewhere\n\nA refund needs approval from the other team.\n',
+    );
+    await store.index.write(other, await preparedFolder(other), []);
+    try {
+      expect(await store.index.searchPassages(root, ['refund', 'approval'], 8)).toEqual(before);
+      expect(await store.index.searchDocuments(root, ['refund', 'approval'], 3)).toEqual(docsBefore);
+      const theirs = await store.index.searchPassages(other, ['refund', 'approval'], 8);
+      expect(theirs.map((h) => h.slug)).toEqual(['refunds']);
+    } finally {
+      await store.index.write(
+        other,
+        [],
+        (await store.index.documents(other)).map((d) => d.id),
+      );
+    }
+    // Alone again: the folder's own search as before.
+    expect(await store.index.searchPassages(root, ['refund', 'approval'], 8)).toEqual(before);
+  });
+
   describe('ranks as SQLite does on the same documents', () => {
     const queries = [
       'How much can a support agent refund without approval?',
