@@ -1,6 +1,5 @@
 import { AbortedError, errorMessage, ProviderError } from '../../errors.js';
 import { costOf, findPrice, type PriceTable } from '../../providers/prices.js';
-import { StoreError } from '../../store/errors.js';
 import type { DocumentInfo, PassageHit, Store, VectorHit } from '../../store/store.js';
 import { emptyUsage } from '../../types.js';
 import { queryTerms, rankPassages } from '../documents/search.js';
@@ -11,6 +10,7 @@ import { noRunUsage } from '../run/usage.js';
 import { words } from '../text.js';
 import type { ResearchEvent, RunUsage } from '../types.js';
 import { embedMissing } from './embed-index.js';
+import { EmbedLedger } from './embed-ledger.js';
 import { coverage, exactMatchers, exactTokens, type Fused, fuse, leadWeights } from './fuse.js';
 import type { PassageRank, RetrievalMode, RetrievalReport, RetrievalSetup } from './settings.js';
 
@@ -63,6 +63,7 @@ export class Retriever {
   private readonly documents = new Map<string, Map<number, Fused<number>>>();
   private readonly slots;
   readonly usage: RunUsage = noRunUsage();
+  private readonly ledger: EmbedLedger;
 
   constructor(
     private readonly setup: RetrievalSetup,
@@ -70,6 +71,7 @@ export class Retriever {
   ) {
     this.mode = setup.embedder ? setup.mode : 'bm25';
     this.slots = limiter(Math.max(1, ctx.concurrency));
+    this.ledger = new EmbedLedger(ctx.store, ctx.userPrices);
   }
 
   /** Whether the run searches with vectors (hybrid or semantic, not fallen back). */
@@ -123,16 +125,23 @@ export class Retriever {
 
   private async embedFolder(onProgress?: (done: number, total: number) => void): Promise<void> {
     await this.ctx.store.vectors.prune();
-    const count = await embedMissing(
-      { space: this.space!, embedTexts: (texts) => this.embedTexts(texts) },
-      this.ctx.store,
-      this.ctx.root,
-      {
-        parallel: Math.min(4, this.ctx.concurrency),
-        signal: this.ctx.signal,
-        onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
-      },
-    );
+    let count: number;
+    try {
+      count = await embedMissing(
+        { space: this.space!, embedTexts: (texts) => this.embedTexts(texts, true) },
+        this.ctx.store,
+        this.ctx.root,
+        {
+          parallel: Math.min(4, this.ctx.concurrency),
+          signal: this.ctx.signal,
+          onProgress: onProgress && ((p) => onProgress(p.done, p.total)),
+        },
+      );
+    } finally {
+      // Every call's row is written (or has failed) before the step ends, however it ends.
+      await this.ledger.settle();
+    }
+    this.ledger.check();
     if (count && onProgress) onProgress(count, count);
   }
 
@@ -318,9 +327,9 @@ export class Retriever {
   }
 
   /** One embedding request: under the cap, in a slot, recorded, its vectors checked to be of one size. */
-  private async embedTexts(texts: string[]): Promise<ArrayLike<number>[]> {
+  private async embedTexts(texts: string[], background = false): Promise<ArrayLike<number>[]> {
     const embedder = this.setup.embedder!;
-    const { store, purse, userPrices, signal } = this.ctx;
+    const { purse, userPrices, signal } = this.ctx;
     const price = findPrice(embedder.provider, embedder.model, userPrices);
     if (purse && price) {
       const chars = texts.reduce((n, t) => n + t.length, 0);
@@ -328,24 +337,22 @@ export class Retriever {
       if (purse.spent + purse.reserved + worst > purse.limitUsd)
         throw new ProviderError('Embedding more would take this run past its spending cap (--max-cost).');
     }
+    this.ledger.check();
     const reply = await this.slots(() => embedder.embed(texts, signal));
     const usage = { ...emptyUsage(), input: reply.inputTokens };
-    let costUsd: number | null;
-    const entry = {
-      command: 'research' as const,
-      runId: this.ctx.runId,
-      step: 'embed',
-      provider: embedder.provider,
-      model: embedder.model,
-      usage,
-    };
-    try {
-      costUsd = await store.ledger.record(entry, userPrices);
-    } catch (error) {
-      if (!(error instanceof StoreError && (error.problem === 'offline' || error.problem === 'read-only')))
-        throw error;
-      costUsd = price ? costOf(usage, price) : null;
-    }
+    // Priced as the ledger prices it (the row keeps the price it was given).
+    const costUsd = price ? costOf(usage, price) : null;
+    await this.ledger.record(
+      {
+        command: 'research',
+        runId: this.ctx.runId,
+        step: 'embed',
+        provider: embedder.provider,
+        model: embedder.model,
+        usage,
+      },
+      background,
+    );
     if (purse) purse.spent += costUsd ?? 0;
     this.usage.calls++;
     this.usage.inputTokens += reply.inputTokens;

@@ -222,6 +222,41 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
       looked.mockRestore();
     });
 
+    it('stops calling once a call’s ledger row cannot be written, and writes every other row', async () => {
+      const { store, dir } = await setUp();
+      if (await store.vectors.unavailable()) return;
+      // 400 passages more: seven requests of 64 at one call in flight.
+      for (let d = 0; d < 100; d++) {
+        const parts = [0, 1, 2, 3].map((s) => `## Part ${s}\n\nItem ${d}-${s} costs ${d * 4 + s} pounds.\n`);
+        writeFileSync(join(dir, `list-${d}.md`), `# List ${d}\n\n${parts.join('\n')}`);
+      }
+      await refreshIndex(store, dir);
+      server.requests.length = 0;
+      const record = store.ledger.record.bind(store.ledger);
+      let rows = 0;
+      const spy = vi.spyOn(store.ledger, 'record').mockImplementation(async (entry, prices) => {
+        if (++rows === 3) throw new Error('disk I/O error');
+        return record(entry, prices);
+      });
+      // A signal makes the retriever's concurrency 1: one call in flight at a time.
+      const controller = new AbortController();
+      const { retriever, notices } = await retrieverFor(
+        store,
+        dir,
+        'openai-compatible:fake-embed',
+        'hybrid',
+        {},
+        controller.signal,
+      );
+      await retriever.prepare(QUESTION);
+      spy.mockRestore();
+      expect(notices.join('\n')).toMatch(/disk I\/O error/);
+      // The question, two batches, the batch whose row failed, and at most one already on its way.
+      expect(server.requests.length).toBeLessThanOrEqual(5);
+      const report = await store.ledger.report({ by: 'model' });
+      expect(report.rows.find((r) => r.key.includes('fake-embed'))!.calls).toBe(rows - 1);
+    });
+
     it('speaks Ollama’s /api/embed, and records every call in the ledger as step embed', async () => {
       const { store, dir } = await setUp();
       if (await store.vectors.unavailable()) return;
