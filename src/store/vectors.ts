@@ -67,24 +67,17 @@ export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer
   const dims = foldInto(vector);
   const scale = 127 * inverseLength(dims);
   const out = Buffer.allocUnsafe(dims + bitBytes(dims));
-  out.fill(0, dims + (dims >> 3));
   // Without a branch on the component's value: half of them are negative, at random, and a mispredicted
   // branch per component cost more than the rest of the work (Math.round is one too).
-  let byte = 0;
   for (let j = 0; j < dims; j++) {
     // Math.round(y) = floor(y + 0.5), and y + 128.5 is positive for |y| ≤ 127, so | 0 floors it.
     const y = folded[j]! * scale;
-    const x = Math.max(-127, Math.min(127, ((y + 128.5) | 0) - 128));
-    out[j] = x & 0xff;
-    // The sign bit of -x is 1 exactly when x > 0.
-    byte |= (-x >>> 31) << (j & 7);
-    if ((j & 7) === 7) {
-      out[dims + (j >> 3)] = byte;
-      byte = 0;
-    }
+    out[j] = Math.max(-127, Math.min(127, ((y + 128.5) | 0) - 128)) & 0xff;
   }
-  if (dims & 7) out[dims + (dims >> 3)] = byte;
-  return { int8: out.subarray(0, dims), bits: out.subarray(dims) };
+  const int8 = out.subarray(0, dims);
+  const bits = out.subarray(dims);
+  packSigns(new Int8Array(int8.buffer, int8.byteOffset, dims), bits);
+  return { int8, bits };
 }
 
 /** Cosine of two int8 vectors (0 where either is zero): what candidates are ranked by. */
@@ -103,8 +96,17 @@ export function cosineInt8(a: Int8Array, b: Int8Array): number {
 /** signBits of a stored int8 vector: the bits compact() gave it. */
 export function signBits(int8: Int8Array): Uint8Array {
   const out = new Uint8Array(bitBytes(int8.length));
-  for (let i = 0; i < int8.length; i++) if (int8[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
+  packSigns(int8, out);
   return out;
+}
+
+/**
+ * Sets bit i of `out` (byte i >> 3) where int8[i] is positive, clears the rest of `out`. Without a branch
+ * on a component: the sign bit of -x is 1 exactly when x > 0.
+ */
+function packSigns(int8: Int8Array, out: Uint8Array): void {
+  out.fill(0);
+  for (let i = 0; i < int8.length; i++) out[i >> 3]! |= (-int8[i]! >>> 31) << (i & 7);
 }
 
 const popcount = (x: number): number => {
