@@ -135,14 +135,9 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
     return read;
   };
   if (o.store.kind === 'postgres') {
-    let fits = room;
-    for (const slug of new Set(plan.documents)) {
-      if (fits <= 0) break;
-      if (o.seen.has(`doc:${slug}`)) continue;
-      fits--;
-      // A document an earlier attempt of the run read is not read again.
-      if (!o.prior?.source(`doc:${slug}`)) readOf(slug);
-    }
+    // The unseen documents that fit the room; one an earlier attempt of the run read is not read again.
+    const unseen = [...new Set(plan.documents)].filter((d) => !o.seen.has(`doc:${d}`));
+    for (const slug of unseen.slice(0, Math.max(0, room))) if (!o.prior?.source(`doc:${slug}`)) readOf(slug);
   }
   for (const slug of plan.documents) {
     if (o.seen.has(`doc:${slug}`)) continue;
