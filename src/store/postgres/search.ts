@@ -31,7 +31,7 @@ const hitsIn = (within: 'folder' | 'document') =>
     SELECT terms.t, p.id, ${RANK} AS r FROM terms JOIN passage_spans p ON p.tsv @@ terms.q WHERE p.document_id = $2
   )`
     : `alone AS MATERIALIZED (
-    SELECT (SELECT min(root) FROM documents) = $2 AND (SELECT max(root) FROM documents) = $2 AS yes
+    SELECT (SELECT pg_catalog.min(root) FROM documents) = $2 AND (SELECT pg_catalog.max(root) FROM documents) = $2 AS yes
   ), hits AS (
     SELECT terms.t, p.id, ${RANK} AS r FROM terms JOIN passage_spans p ON p.tsv @@ terms.q
     WHERE (SELECT yes FROM alone)
