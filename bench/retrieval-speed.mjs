@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { spawn } from 'node:child_process';
 // Hybrid retrieval at scale: a generated folder of 100,000 passages (10,000 Markdown files of ten
 // sections each) is indexed (BM25), then embedded, then searched with hybrid queries. Prints: the hybrid
 // query's median and p95 (BM25, nearest vectors, fusion and the passages' texts; the question's own
@@ -13,6 +12,8 @@ import { spawn } from 'node:child_process';
 // PostgreSQL: PGlite with pgvector (in WebAssembly, one core; [pg passages], default 20,000), or the server
 // AGENT_TEST_DATABASE_URL names (give it a database of its own: the bench fills it).
 // Usage: npm run build && node bench/retrieval-speed.mjs [passages] [pg passages] [queries] [--model=openai] [--server]
+
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
