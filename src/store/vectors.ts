@@ -5,8 +5,8 @@
 // dimensions or fewer (text-embedding-3 asked for 512, say) are not folded at all.
 // The signs of those int8 components, one bit each (64 bytes), are scanned by Hamming distance to find
 // the candidates: a few milliseconds for 100,000 passages. So 1,536 dimensions take 576 bytes, not the
-// 6,144 of float32. PostgreSQL keeps the same int8 components in pgvector's halfvec(512) and the same
-// signs as bit(512) (db/vectors.sql).
+// 6,144 of float32. PostgreSQL keeps the same int8 components (bytea) and the same signs as pgvector's
+// bit(512) (db/vectors.sql).
 
 export const FOLDED_DIMENSIONS = 512;
 
@@ -32,29 +32,29 @@ const folded = new Float64Array(FOLDED_DIMENSIONS);
 
 /**
  * Folds `vector` into `folded` (copied as it is when it has no more than FOLDED_DIMENSIONS); how many of
- * `folded`'s components it filled. One pass over the model's dimensions.
+ * `folded`'s components it filled, and the sum of their squares. One pass over the model's dimensions.
  */
-function foldInto(vector: ArrayLike<number>): number {
+function foldInto(vector: ArrayLike<number>): { dims: number; squares: number } {
   const n = vector.length;
+  let squares = 0;
   if (n <= FOLDED_DIMENSIONS) {
-    for (let i = 0; i < n; i++) folded[i] = vector[i]!;
-    return n;
+    for (let i = 0; i < n; i++) {
+      const x = vector[i]!;
+      folded[i] = x;
+      squares += x * x;
+    }
+    return { dims: n, squares };
   }
-  // Dimension i goes into i mod FOLDED_DIMENSIONS: block by block, without a division per dimension.
+  // Dimension i goes into i mod FOLDED_DIMENSIONS: each folded component summed in a register from
+  // the model's dimensions j, j + 512, … (not added into memory block by block).
   const s = signsFor(n);
-  for (let j = 0; j < FOLDED_DIMENSIONS; j++) folded[j] = s[j]! * vector[j]!;
-  for (let base = FOLDED_DIMENSIONS; base < n; base += FOLDED_DIMENSIONS) {
-    const end = Math.min(FOLDED_DIMENSIONS, n - base);
-    for (let j = 0; j < end; j++) folded[j]! += s[base + j]! * vector[base + j]!;
+  for (let j = 0; j < FOLDED_DIMENSIONS; j++) {
+    let x = 0;
+    for (let i = j; i < n; i += FOLDED_DIMENSIONS) x += s[i]! * vector[i]!;
+    folded[j] = x;
+    squares += x * x;
   }
-  return FOLDED_DIMENSIONS;
-}
-
-/** 1 / the length of the first `dims` components of `folded` (1 for a zero vector). */
-function inverseLength(dims: number): number {
-  let sum = 0;
-  for (let j = 0; j < dims; j++) sum += folded[j]! * folded[j]!;
-  return 1 / (Math.sqrt(sum) || 1);
+  return { dims: FOLDED_DIMENSIONS, squares };
 }
 
 /**
@@ -64,20 +64,49 @@ function inverseLength(dims: number): number {
  * that comes straight from the model is still in the processor's cache.
  */
 export function compact(vector: ArrayLike<number>): { int8: Buffer; bits: Buffer } {
-  const dims = foldInto(vector);
-  const scale = 127 * inverseLength(dims);
+  const { dims, squares } = foldInto(vector);
+  // 1 / the length (1 for a zero vector), times 127.
+  const scale = 127 / (Math.sqrt(squares) || 1);
   const out = Buffer.allocUnsafe(dims + bitBytes(dims));
+  const int8 = new Int8Array(out.buffer, out.byteOffset, dims);
   // Without a branch on the component's value: half of them are negative, at random, and a mispredicted
-  // branch per component cost more than the rest of the work (Math.round is one too).
+  // branch per component cost more than the rest of the work (Math.round is one too). No clamp either:
+  // a unit vector's components times 127 are within ±127 (to rounding error far below 0.5).
   for (let j = 0; j < dims; j++) {
     // Math.round(y) = floor(y + 0.5), and y + 128.5 is positive for |y| ≤ 127, so | 0 floors it.
-    const y = folded[j]! * scale;
-    out[j] = Math.max(-127, Math.min(127, ((y + 128.5) | 0) - 128)) & 0xff;
+    int8[j] = ((folded[j]! * scale + 128.5) | 0) - 128;
   }
-  const int8 = out.subarray(0, dims);
   const bits = out.subarray(dims);
-  packSigns(new Int8Array(int8.buffer, int8.byteOffset, dims), bits);
-  return { int8, bits };
+  packSigns(int8, bits);
+  return { int8: out.subarray(0, dims), bits };
+}
+
+/** Vectors' compact() forms in one buffer of their own (moved, not copied, to another thread), and back. */
+export function joinCompacts(vectors: { int8: Uint8Array; bits: Uint8Array }[]): {
+  bytes: Uint8Array;
+  dims: Uint16Array;
+} {
+  const dims = Uint16Array.from(vectors, (v) => v.int8.length);
+  const bytes = new Uint8Array(vectors.reduce((n, v) => n + v.int8.length + v.bits.length, 0));
+  let o = 0;
+  for (const v of vectors) {
+    bytes.set(v.int8, o);
+    bytes.set(v.bits, o + v.int8.length);
+    o += v.int8.length + v.bits.length;
+  }
+  return { bytes, dims };
+}
+
+export function splitCompacts(bytes: Uint8Array, dims: Uint16Array): { int8: Buffer; bits: Buffer }[] {
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: { int8: Buffer; bits: Buffer }[] = [];
+  let o = 0;
+  for (const d of dims) {
+    const end = o + d + bitBytes(d);
+    out.push({ int8: all.subarray(o, o + d), bits: all.subarray(o + d, end) });
+    o = end;
+  }
+  return out;
 }
 
 /** Cosine of two int8 vectors (0 where either is zero): what candidates are ranked by. */
@@ -106,7 +135,16 @@ export function signBits(int8: Int8Array): Uint8Array {
  */
 function packSigns(int8: Int8Array, out: Uint8Array): void {
   out.fill(0);
-  for (let i = 0; i < int8.length; i++) out[i >> 3]! |= (-int8[i]! >>> 31) << (i & 7);
+  // A byte's bits gathered in a register and stored once, not read and written back for each bit.
+  let byte = 0;
+  for (let i = 0; i < int8.length; i++) {
+    byte |= (-int8[i]! >>> 31) << (i & 7);
+    if ((i & 7) === 7) {
+      out[i >> 3] = byte;
+      byte = 0;
+    }
+  }
+  if (int8.length & 7) out[int8.length >> 3] = byte;
 }
 
 const popcount = (x: number): number => {
