@@ -263,6 +263,11 @@ export interface Store {
   readonly readOnly: boolean;
   /** The person this process records rows for: AGENT_USER, else the operating-system user name. */
   readonly user: string;
+  /**
+   * SQLite: the file another connection of this process (a worker thread's) may open to write beside
+   * this one; undefined for a server, memory, or a file this connection must hold alone.
+   */
+  readonly sharedFile?: string;
   readonly ledger: LedgerStore;
   readonly notes: NotesStore;
   readonly sessions: SessionsStore;

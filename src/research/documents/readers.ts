@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AbortedError } from '../../errors.js';
 import { FormatError } from '../../formats/errors.js';
+import { workerScript } from '../../worker-script.js';
 import { type PreparedFile, prepareFile } from './prepare.js';
 import { maxDocumentBytes } from './read.js';
 import type { PrepareRequest } from './read-worker.js';
@@ -33,21 +33,13 @@ export interface FileReader {
 /** Workers are kept this far ahead of the writes (one file at least). */
 const AHEAD_BYTES = 16 * 2 ** 20;
 
-/** The compiled worker, seen from dist/research/documents/, dist/bundle/ or src/research/documents/. */
-function workerScript(): URL | undefined {
-  return [
-    './read-worker.js',
-    '../research/documents/read-worker.js',
-    '../../../dist/research/documents/read-worker.js',
-  ]
-    .map((p) => new URL(p, import.meta.url))
-    .find((url) => existsSync(url));
-}
-
 export function fileReader(bytes: number, signal?: AbortSignal): FileReader {
   // A bad AGENT_MAX_DOCUMENT_MB stops indexing at once (ConfigError) instead of skipping every file.
   maxDocumentBytes(process.env);
-  const script = bytes >= WORKER_MIN_BYTES ? workerScript() : undefined;
+  const script =
+    bytes >= WORKER_MIN_BYTES
+      ? workerScript(import.meta.url, 'research/documents', 'read-worker.js')
+      : undefined;
   const count = Math.max(1, Math.min(3, availableParallelism() - 1));
   if (!script)
     return { prepare: (path, size) => prepareFile(path, { size, signal }), aheadBytes: 0, close() {} };

@@ -1,6 +1,7 @@
 import { AbortedError } from '../../errors.js';
-import type { PreparedVector, Store } from '../../store/store.js';
-import { embeddingText } from '../documents/embedding-text.js';
+import type { Store } from '../../store/store.js';
+import { type FolderIO, type HeldVector, localFolder } from './folder-io.js';
+import { folderThread, THREAD_FROM } from './folder-thread.js';
 
 // Brings a folder's passage vectors up to date after its index: only passages whose text has no vector
 // of the model yet, in batches, several in flight, each batch kept the moment it comes back. Stopped
@@ -14,8 +15,11 @@ const BATCH_CHARS = 100_000;
 export interface EmbedTarget {
   /** The vectors' space: the model with its dimensions. */
   readonly space: string;
-  /** Embeds texts (recorded, paid, retried, limited as every embedding call). */
-  embedTexts(texts: string[]): Promise<ArrayLike<number>[]>;
+  /**
+   * Embeds texts (paid, retried, limited as every embedding call), the call's ledger row written
+   * through `record`.
+   */
+  embedTexts(texts: string[], record: FolderIO['record']): Promise<ArrayLike<number>[]>;
 }
 
 export interface EmbedProgress {
@@ -30,6 +34,8 @@ export interface EmbedProgress {
  * loses at most these, which the next run embeds again.
  */
 const WRITE_ROWS = 4096;
+/** Writes under way at once (in a worker thread, or on a server) before a call waits for one. */
+const WRITES_AHEAD = 2;
 /** Passages read per round: enough batches to keep `parallel` calls busy while earlier ones are written. */
 const ROUND_BATCHES = 16;
 
@@ -38,65 +44,101 @@ export async function embedMissing(
   target: EmbedTarget,
   store: Store,
   root: string,
+  options: {
+    parallel: number;
+    signal?: AbortSignal;
+    onProgress?: (p: EmbedProgress) => void;
+    /** Passages to embed from which the reads and writes go to a worker thread (THREAD_FROM). */
+    threadFrom?: number;
+  },
+): Promise<number> {
+  const here = localFolder(store, root, target.space);
+  const total = await here.countMissing();
+  if (total === 0) return 0;
+  const io =
+    total >= (options.threadFrom ?? THREAD_FROM)
+      ? ((await folderThread(store, root, target.space)) ?? here)
+      : here;
+  try {
+    return await embedRounds(target, io, total, options);
+  } finally {
+    await io.close();
+  }
+}
+
+async function embedRounds(
+  target: EmbedTarget,
+  io: FolderIO,
+  total: number,
   options: { parallel: number; signal?: AbortSignal; onProgress?: (p: EmbedProgress) => void },
 ): Promise<number> {
-  const total = await store.vectors.countMissing(root, target.space);
-  if (total === 0) return 0;
   const progress = { done: 0, total };
   options.onProgress?.(progress);
-  const read = store.index.spanReader();
-  let pending: { hash: string; vector: PreparedVector }[] = [];
+  let pending: { hash: string; vector: HeldVector }[] = [];
+  // Writes go on beside the calls (in a worker thread, or on a server); a call waits only when
+  // WRITES_AHEAD of them are under way, and the step ends once all are done, however it ends.
+  const writing = new Set<Promise<void>>();
+  let writeFailure: unknown;
   const write = async () => {
     const rows = pending;
     pending = [];
-    if (rows.length) await store.vectors.put(target.space, rows);
+    if (rows.length) {
+      const done: Promise<void> = io.put(rows).then(
+        () => {},
+        (error: unknown) => {
+          writeFailure ??= error;
+        },
+      );
+      writing.add(done);
+      void done.then(() => writing.delete(done));
+    }
+    while (writing.size >= WRITES_AHEAD) await Promise.race(writing);
   };
   const size = BATCH_TEXTS * options.parallel * ROUND_BATCHES;
-  // The passages of the round after `after`, with their texts; skipping texts of `unwritten` (the round
-  // in flight, read before its vectors are kept).
-  const readRound = async (after: number, unwritten: Set<string>) => {
-    const found = await store.vectors.missing(root, target.space, size, after);
-    if (found.length === 0) return undefined;
-    // One text in several passages (a repeated disclaimer) is embedded once.
-    const rows = [...new Map(found.map((r) => [r.hash, r])).values()].filter((r) => !unwritten.has(r.hash));
-    const texts = await Promise.all(
-      rows.map(async (r) => embeddingText(r.headingPath, await read(r.documentId, r.start, r.end))),
-    );
-    return { rows, texts, last: found.at(-1)!.id };
-  };
-  let coming = readRound(0, new Set());
-  for (;;) {
-    if (options.signal?.aborted) throw new AbortedError();
-    const round = await coming;
-    if (!round) break;
-    const { rows, texts } = round;
-    // The next round is read while this one's calls are out: the server is not left waiting between
-    // rounds. A failure there is this loop's to throw, when it gets to it.
-    coming = readRound(round.last, new Set(rows.map((r) => r.hash)));
-    coming.catch(() => {});
-    const batches = batchesOf(texts);
-    let failure: unknown;
-    let next = 0;
-    // `parallel` calls in flight; each batch's vectors join the next write as they come back.
-    const lane = async () => {
-      while (failure === undefined && next < batches.length) {
-        const batch = batches[next++]!;
-        try {
-          const vectors = await target.embedTexts(batch.map((i) => texts[i]!));
-          for (const [k, i] of batch.entries())
-            pending.push({ hash: rows[i]!.hash, vector: store.vectors.prepare(vectors[k]!) });
-          progress.done += batch.length;
-          options.onProgress?.(progress);
-          if (pending.length >= WRITE_ROWS) await write();
-        } catch (error) {
-          failure ??= error;
+  try {
+    let coming = io.round(0, size);
+    for (;;) {
+      if (options.signal?.aborted) throw new AbortedError();
+      const round = await coming;
+      if (!round) break;
+      const { hashes, texts } = round;
+      // The next round is read while this one's calls are out: the server is not left waiting between
+      // rounds. A failure there is this loop's to throw, when it gets to it.
+      coming = io.round(round.last, size);
+      coming.catch(() => {});
+      const batches = batchesOf(texts);
+      let failure: unknown;
+      let next = 0;
+      // `parallel` calls in flight; each batch's vectors join the next write as they come back.
+      const lane = async () => {
+        while (failure === undefined && next < batches.length) {
+          const batch = batches[next++]!;
+          try {
+            const vectors = await target.embedTexts(
+              batch.map((i) => texts[i]!),
+              io.record,
+            );
+            for (const [k, i] of batch.entries())
+              pending.push({ hash: hashes[i]!, vector: io.prepare(vectors[k]!) });
+            progress.done += batch.length;
+            options.onProgress?.(progress);
+            if (pending.length >= WRITE_ROWS) await write();
+            if (writeFailure !== undefined) throw writeFailure;
+          } catch (error) {
+            failure ??= error;
+          }
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.parallel, batches.length) }, lane));
+      };
+      await Promise.all(Array.from({ length: Math.min(options.parallel, batches.length) }, lane));
+      await write();
+      if (failure !== undefined) throw failure;
+    }
+  } finally {
+    // What came back is kept, whatever stopped the loop.
     await write();
-    if (failure !== undefined) throw failure;
+    await Promise.all(writing);
   }
+  if (writeFailure !== undefined) throw writeFailure;
   return progress.done;
 }
 

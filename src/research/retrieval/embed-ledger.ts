@@ -2,6 +2,7 @@ import type { PriceTable } from '../../providers/prices.js';
 import { StoreError } from '../../store/errors.js';
 import type { Store } from '../../store/store.js';
 import type { LedgerEntry } from '../../store/types.js';
+import type { FolderIO } from './folder-io.js';
 
 // The ledger rows of a run's embedding calls. The question's call waits for its row; a folder's many
 // calls go on while theirs are written (on a team database a round trip each, which held every call
@@ -26,15 +27,15 @@ export class EmbedLedger {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** Writes the call's row: awaited, or (`background`) left to settle(). */
-  async record(entry: LedgerEntry, background: boolean): Promise<void> {
-    const written = this.store.ledger.record(entry, this.userPrices).then(
+  /** Writes the call's row: awaited on the store, or (a folder's calls) through `write`, left to settle(). */
+  async record(entry: LedgerEntry, write?: FolderIO['record']): Promise<void> {
+    const written = (write ?? ((e, p) => this.store.ledger.record(e, p)))(entry, this.userPrices).then(
       () => {},
       (error: unknown) => {
         if (!tolerated(error)) this.failure ??= error;
       },
     );
-    if (!background) {
+    if (!write) {
       await written;
       return this.check();
     }

@@ -11,6 +11,7 @@ import { words } from '../text.js';
 import type { ResearchEvent, RunUsage } from '../types.js';
 import { embedMissing } from './embed-index.js';
 import { EmbedLedger } from './embed-ledger.js';
+import type { FolderIO } from './folder-io.js';
 import { coverage, exactMatchers, exactTokens, type Fused, fuse, leadWeights } from './fuse.js';
 import type { PassageRank, RetrievalMode, RetrievalReport, RetrievalSetup } from './settings.js';
 
@@ -128,7 +129,7 @@ export class Retriever {
     let count: number;
     try {
       count = await embedMissing(
-        { space: this.space!, embedTexts: (texts) => this.embedTexts(texts, true) },
+        { space: this.space!, embedTexts: (texts, record) => this.embedTexts(texts, record) },
         this.ctx.store,
         this.ctx.root,
         {
@@ -326,8 +327,11 @@ export class Retriever {
     return pending;
   }
 
-  /** One embedding request: under the cap, in a slot, recorded, its vectors checked to be of one size. */
-  private async embedTexts(texts: string[], background = false): Promise<ArrayLike<number>[]> {
+  /**
+   * One embedding request: under the cap, in a slot, recorded (a folder's calls through `record`, not
+   * waited for), its vectors checked to be of one size.
+   */
+  private async embedTexts(texts: string[], record?: FolderIO['record']): Promise<ArrayLike<number>[]> {
     const embedder = this.setup.embedder!;
     const { purse, userPrices, signal } = this.ctx;
     const price = findPrice(embedder.provider, embedder.model, userPrices);
@@ -351,7 +355,7 @@ export class Retriever {
         model: embedder.model,
         usage,
       },
-      background,
+      record,
     );
     if (purse) purse.spent += costUsd ?? 0;
     this.usage.calls++;

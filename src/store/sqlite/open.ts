@@ -283,6 +283,15 @@ function enableWal(db: Db): void {
 const copies = new WeakMap<Db, string>();
 export const pathOf = (db: Db): string => copies.get(db) ?? db.name;
 
+/**
+ * The file another connection of this process may open to write beside `db`: one on disk, writable,
+ * not held for one connection alone (a full disk's exclusive mode); else undefined.
+ */
+export function sharedFile(db: Db): string | undefined {
+  if (db.memory || db.readonly || copies.has(db)) return undefined;
+  return db.pragma('locking_mode', { simple: true }) === 'normal' ? db.name : undefined;
+}
+
 /** A failed write as one StoreError saying why (full disk, read-only, damaged); nothing was written. */
 export function writeError(db: Db, error: unknown): Error {
   return writeFailure(pathOf(db), error);

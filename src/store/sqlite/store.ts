@@ -25,7 +25,7 @@ import { SqliteIndex } from './documents.js';
 import * as ledger from './ledger.js';
 import { migrate, pendingMigrations } from './migrations.js';
 import * as notes from './notes.js';
-import { type Db, type OpenOptions, openDatabase, pathOf, writeError } from './open.js';
+import { type Db, type OpenOptions, openDatabase, pathOf, sharedFile, writeError } from './open.js';
 import * as runs from './research-runs.js';
 import * as progress from './run-progress.js';
 import { runTexts } from './run-texts.js';
@@ -114,6 +114,10 @@ export class SqliteStore implements Store {
     this.cache = cacheOf(db);
     this.index = new SqliteIndex(db);
     this.vectors = new SqliteVectors(db);
+  }
+
+  get sharedFile(): string | undefined {
+    return sharedFile(this.db);
   }
 
   async status(): Promise<StoreStatus> {
