@@ -128,6 +128,35 @@ describe('agent research with embeddings', () => {
     }
   }, 30_000);
 
+  it('searches with vectors through a server that takes fewer texts a request (TEI: 32 by default)', async () => {
+    server.maxBatch = 1;
+    const before = server.requests.length;
+    try {
+      const r = await runCli(
+        [
+          'research',
+          '--extractive',
+          '--embeddings',
+          'openai-compatible:fake-embed',
+          '--content',
+          content,
+          '--json',
+          QUESTION,
+        ],
+        { env: env() },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toMatch(/BM25|422/);
+      expect(JSON.parse(r.stdout).retrieval.mode).toBe('hybrid');
+      // Refused once with the folder's passages together; then one a request.
+      const counts = server.requests.slice(before).map((q) => q.count);
+      expect(counts.filter((n) => n > 1)).toHaveLength(1);
+      expect(counts.filter((n) => n === 1).length).toBeGreaterThan(3);
+    } finally {
+      server.maxBatch = Number.POSITIVE_INFINITY;
+    }
+  });
+
   it.each([
     [['--embeddings', 'cohere:embed-v3'], /Unknown embeddings provider/],
     [['--embeddings', 'openai-compatible'], /Name the model/],

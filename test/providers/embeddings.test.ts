@@ -67,4 +67,42 @@ describe('embeddings on the wire', () => {
       server.fault = 'none';
     }
   });
+
+  it('splits its requests to what a server takes, as that server says, and keeps to it', async () => {
+    const texts = Array.from({ length: 8 }, (_, i) => `passage ${i} about the cycle scheme`);
+    const servers = [
+      ['openai-compatible:bge-m3', { AGENT_EMBEDDINGS_BASE_URL: server.baseURL }],
+      ['ollama:nomic-embed-text', { OLLAMA_HOST: server.url }],
+    ] as const;
+    try {
+      server.maxBatch = 3;
+      for (const [spec, env] of servers) {
+        server.requests.length = 0;
+        const embedder = await createEmbedder(parseEmbeddingsSpec(spec), env);
+        const first = await embedder.embed(texts);
+        // Refused whole (TEI's 422), then sent as the server said: every text answered, in order.
+        expect(server.requests.map((r) => r.count)).toEqual([8, 3, 3, 2]);
+        expect(first.vectors.map((v) => Array.from(v))).toEqual(texts.map((t) => fakeVector(t, 64)));
+        server.requests.length = 0;
+        await embedder.embed(texts.slice(0, 5));
+        expect(server.requests.map((r) => r.count)).toEqual([3, 2]);
+      }
+      // A refusal that names no number (a proxy's 413): halves, down to what is taken.
+      server.requests.length = 0;
+      server.maxBatch = 2;
+      server.refusesAs = 'proxy';
+      const embedder = await createEmbedder(parseEmbeddingsSpec('openai-compatible:bge-m3'), {
+        AGENT_EMBEDDINGS_BASE_URL: server.baseURL,
+      });
+      expect((await embedder.embed(texts)).vectors).toHaveLength(8);
+      expect(server.requests.map((r) => r.count)).toEqual([8, 4, 2, 2, 2, 2]);
+      // One text refused is an error, said as the server said it.
+      server.maxBatch = 0;
+      server.refusesAs = 'tei';
+      await expect(embedder.embed(['one'])).rejects.toThrow(/422.*maximum allowed batch size 0/);
+    } finally {
+      server.maxBatch = Number.POSITIVE_INFINITY;
+      server.refusesAs = 'tei';
+    }
+  });
 });

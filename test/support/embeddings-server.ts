@@ -80,6 +80,13 @@ export interface EmbeddingsServer {
   baseURL: string;
   fault: Fault;
   slowMs: number;
+  /**
+   * Texts a request may hold, as text-embeddings-inference's --max-client-batch-size (32 by default):
+   * more is refused as it refuses them (422).
+   */
+  maxBatch: number;
+  /** How more is refused: as TEI (422, naming the number), or as a proxy in front (413, naming none). */
+  refusesAs: 'tei' | 'proxy';
   dims: number;
   /** Texts embedded, per model, in order. */
   texts: Map<string, string[]>;
@@ -94,6 +101,8 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
     baseURL: '',
     fault: 'none',
     slowMs: 2000,
+    maxBatch: Number.POSITIVE_INFINITY,
+    refusesAs: 'tei',
     dims: options.dims ?? 64,
     texts: new Map(),
     requests: [],
@@ -131,6 +140,13 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
       }
       if (state.fault === 'slow') await new Promise((r) => setTimeout(r, state.slowMs));
       if (path !== '/v1/embeddings' && path !== '/api/embed') return send(404, { error: 'not found' });
+      if (input.length > state.maxBatch && state.refusesAs === 'proxy')
+        return send(413, { error: { message: 'Request Entity Too Large' } });
+      if (input.length > state.maxBatch)
+        return send(422, {
+          error: `batch size ${input.length} > maximum allowed batch size ${state.maxBatch}`,
+          error_type: 'Validation',
+        });
       const dims = state.fault === 'dims' ? state.dims + ++dimsNow : (body.dimensions ?? state.dims);
       state.texts.set(model, [...(state.texts.get(model) ?? []), ...input]);
       const vectors = input.map((t) => fakeVector(t, dims));

@@ -7,7 +7,10 @@ import { folderThread, THREAD_FROM } from './folder-thread.js';
 // of the model yet, in batches, several in flight, each batch kept the moment it comes back. Stopped
 // (Ctrl-C, a failure), what was kept stays kept, and the next run embeds only the rest.
 
-/** Texts per request: what OpenAI, Ollama and the common local servers all take. */
+/**
+ * Texts per request: what OpenAI, Ollama and most local servers take; one that takes fewer (TEI: 32) says
+ * so, and the embedder splits its requests from then on (providers/embeddings.ts).
+ */
 export const BATCH_TEXTS = 64;
 /** And at most this many characters, about 25,000 tokens, well under every server's request limit. */
 const BATCH_CHARS = 100_000;
