@@ -9,9 +9,9 @@ import type { FolderOp, FolderReply, FolderRequest, FolderThreadData } from './f
 // A large SQLite folder's embedding reads and writes in a worker thread (folder-worker.ts), with a
 // connection of its own: finding the passages without a vector, reading and decompressing their texts,
 // writing the vectors and the calls' ledger rows run on the other core, beside the calls and the vectors'
-// quantizing here. On 100,000 passages that was about 1.1 s of this thread's 2 s beyond the calls. The
-// worker runs the compiled folder-worker.js, found as readers.ts finds its own; without it, or when
-// the file cannot take a second connection, this thread does the work.
+// quantizing here: on 100,000 passages, 2.0 s of this thread's work beyond the calls became 1.1–1.2 s.
+// The worker runs the compiled folder-worker.js (worker-script.ts); without it, or when the file cannot
+// take a second connection (in memory, read-only, held alone on a full disk), this thread does the work.
 
 /** Below this many passages to embed, starting the thread (about 50 ms) costs more than it saves. */
 export const THREAD_FROM = 4096;
