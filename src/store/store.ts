@@ -146,6 +146,9 @@ export interface PassageHit extends DocumentInfo {
   score: number;
 }
 
+/** A passage found, as a span of its document's text: the text read only when needed. */
+export type PassageSpanHit = Omit<PassageHit, 'text'> & { documentId: number; start: number; end: number };
+
 export interface PassageSpan {
   ordinal: number;
   headingPath: string;
@@ -190,6 +193,8 @@ export interface IndexStore {
   searchDocuments(root: string, terms: string[], limit: number): Promise<SearchHit[]>;
   /** Passages of the folder by full-text rank, best first (a heading word weighs twice a text word). */
   searchPassages(root: string, terms: string[], limit: number): Promise<PassageHit[]>;
+  /** The same passages as spans, their texts left to read (spanReader) for those that are needed. */
+  searchPassageSpans(root: string, terms: string[], limit: number): Promise<PassageSpanHit[]>;
   /** Each query's passage scores in one document, scaled so its best is 1: [ordinal, score] per query. */
   rankPassages(documentId: number, queries: string[][]): Promise<Map<number, number>[]>;
   passageSpans(documentId: number): Promise<PassageSpan[]>;

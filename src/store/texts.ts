@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
+import type { PassageHit, PassageSpanHit } from './store.js';
 
 // How texts are kept once wherever they are stored (run texts, cached pages), by either database.
 
@@ -11,3 +12,16 @@ export const deflateText = (text: string): Buffer => deflateSync(Buffer.from(tex
 
 /** A stored text from its compressed body. */
 export const inflateText = (body: Buffer): string => inflateSync(body).toString('utf8');
+
+/** Passages found as spans, with their texts: read together (a team database reads them in two statements). */
+export function withTexts(
+  hits: PassageSpanHit[],
+  read: (documentId: number, start: number, end: number) => Promise<string>,
+): Promise<PassageHit[]> {
+  return Promise.all(
+    hits.map(async ({ documentId, start, end, ...hit }) => ({
+      ...hit,
+      text: await read(documentId, start, end),
+    })),
+  );
+}

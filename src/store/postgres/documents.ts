@@ -6,10 +6,12 @@ import type {
   IndexStore,
   PassageHit,
   PassageSpan,
+  PassageSpanHit,
   SearchHit,
 } from '../store.js';
+import { withTexts } from '../texts.js';
 import { type Client, type Db, rows } from './db.js';
-import { rankPassages, searchDocuments, searchPassages } from './search.js';
+import { rankPassages, searchDocuments, searchPassageSpans } from './search.js';
 import { inflate, pgSpanReader } from './span-reader.js';
 
 // The document index on PostgreSQL: one row per document, its text as compressed blocks (stored once),
@@ -151,8 +153,12 @@ export class PgIndex implements IndexStore {
     return searchDocuments(this.db, root, terms, limit);
   }
 
-  searchPassages(root: string, terms: string[], limit: number): Promise<PassageHit[]> {
-    return searchPassages(this.db, root, terms, limit, this.spanReader());
+  searchPassageSpans(root: string, terms: string[], limit: number): Promise<PassageSpanHit[]> {
+    return searchPassageSpans(this.db, root, terms, limit);
+  }
+
+  async searchPassages(root: string, terms: string[], limit: number): Promise<PassageHit[]> {
+    return withTexts(await this.searchPassageSpans(root, terms, limit), this.spanReader());
   }
 
   rankPassages(documentId: number, queries: string[][]): Promise<Map<number, number>[]> {

@@ -1,4 +1,4 @@
-import type { PassageHit, SearchHit } from '../store.js';
+import type { PassageSpanHit, SearchHit } from '../store.js';
 import type { Db } from './db.js';
 import { WEIGHTS } from './fts.js';
 
@@ -61,28 +61,20 @@ const scored = (within: 'folder' | 'document', total: string) => `
 /** Queries' words the way the index stores them (lower case). */
 const clean = (terms: string[]): string[] => [...new Set(terms.map((t) => t.toLowerCase()))];
 
-export async function searchPassages(
+export async function searchPassageSpans(
   db: Db,
   root: string,
   terms: string[],
   limit: number,
-  read: (documentId: number, start: number, end: number) => Promise<string>,
-): Promise<PassageHit[]> {
+): Promise<PassageSpanHit[]> {
   if (terms.length === 0) return [];
-  const found = await db.query<Omit<PassageHit, 'text'> & { documentId: number; start: number; end: number }>(
+  return db.query<PassageSpanHit>(
     `WITH ${scored('folder', FOLDER_PASSAGES)}, best AS (SELECT * FROM scores ORDER BY score DESC, id LIMIT $3)
      SELECT d.slug, d.title, d.path, p.document_id AS "documentId", p.ordinal, p.heading_path AS "headingPath",
        p.start_offset AS start, p.end_offset AS "end", best.score
      FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
      ORDER BY best.score DESC, best.id`,
     [clean(terms), root, limit],
-  );
-  // Read together: the reader answers them in two statements.
-  return Promise.all(
-    found.map(async ({ documentId, start, end, ...hit }) => ({
-      ...hit,
-      text: await read(documentId, start, end),
-    })),
   );
 }
 

@@ -8,6 +8,7 @@ import type {
   IndexStore,
   PassageHit,
   PassageSpan,
+  PassageSpanHit,
   SearchHit,
 } from '../store.js';
 import { ftsQuery } from './fts.js';
@@ -219,43 +220,48 @@ export class SqliteIndex implements IndexStore {
     );
   }
 
-  /**
-   * The full-text index ranks on its own and only the best rows are joined: joining every match first
-   * costs most of the time.
-   */
+  async searchPassageSpans(root: string, terms: string[], limit: number): Promise<PassageSpanHit[]> {
+    if (terms.length === 0) return [];
+    return this.read(() => this.spansFound(root, terms, limit));
+  }
+
   async searchPassages(root: string, terms: string[], limit: number): Promise<PassageHit[]> {
     if (terms.length === 0) return [];
-    const db = this.db;
+    // Spans and texts in one read: a document written meanwhile cannot move the spans under the texts.
     return this.read(() => {
-      // With other folders in the same database, the best matches may belong to them: filter while ranking.
-      const roots = db
-        .prepare('SELECT (SELECT min(root) FROM documents) AS lo, (SELECT max(root) FROM documents) AS hi')
-        .get() as { lo: string | null; hi: string | null };
-      const onlyRoot = roots.lo === root && roots.hi === root;
-      const ranked = onlyRoot
-        ? `SELECT rowid AS id, ${PASSAGE_BM25} AS rank FROM passages_fts WHERE passages_fts MATCH @match ORDER BY rank LIMIT @limit`
-        : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
-           FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
-           WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
-      const rows = db
-        .prepare(
-          `WITH best AS (${ranked})
-         SELECT d.slug, d.title, d.path, p.document_id AS documentId, p.ordinal, p.heading_path AS headingPath,
-           p.start_offset AS start, p.end_offset AS end, -best.rank AS score
-         FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
-         ORDER BY best.rank`,
-        )
-        .all({ match: ftsQuery(terms, 'OR'), root, limit }) as (Omit<PassageHit, 'text'> & {
-        documentId: number;
-        start: number;
-        end: number;
-      })[];
-      const span = syncSpanReader(db);
-      return rows.map(({ documentId, start, end, ...hit }) => ({
+      const span = syncSpanReader(this.db);
+      return this.spansFound(root, terms, limit).map(({ documentId, start, end, ...hit }) => ({
         ...hit,
         text: span(documentId, start, end),
       }));
     });
+  }
+
+  /**
+   * The full-text index ranks on its own and only the best rows are joined: joining every match first
+   * costs most of the time.
+   */
+  private spansFound(root: string, terms: string[], limit: number): PassageSpanHit[] {
+    const db = this.db;
+    // With other folders in the same database, the best matches may belong to them: filter while ranking.
+    const roots = db
+      .prepare('SELECT (SELECT min(root) FROM documents) AS lo, (SELECT max(root) FROM documents) AS hi')
+      .get() as { lo: string | null; hi: string | null };
+    const onlyRoot = roots.lo === root && roots.hi === root;
+    const ranked = onlyRoot
+      ? `SELECT rowid AS id, ${PASSAGE_BM25} AS rank FROM passages_fts WHERE passages_fts MATCH @match ORDER BY rank LIMIT @limit`
+      : `SELECT passages_fts.rowid AS id, ${PASSAGE_BM25} AS rank
+         FROM passages_fts CROSS JOIN passage_spans p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id
+         WHERE passages_fts MATCH @match AND d.root = @root ORDER BY rank LIMIT @limit`;
+    return db
+      .prepare(
+        `WITH best AS (${ranked})
+       SELECT d.slug, d.title, d.path, p.document_id AS documentId, p.ordinal, p.heading_path AS headingPath,
+         p.start_offset AS start, p.end_offset AS end, -best.rank AS score
+       FROM best JOIN passage_spans p ON p.id = best.id JOIN documents d ON d.id = p.document_id
+       ORDER BY best.rank`,
+      )
+      .all({ match: ftsQuery(terms, 'OR'), root, limit }) as PassageSpanHit[];
   }
 
   async rankPassages(documentId: number, queries: string[][]): Promise<Map<number, number>[]> {
