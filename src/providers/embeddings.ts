@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConfigError, ProviderError } from '../errors.js';
+import { fitting } from './embedding-fit.js';
 import { translateError } from './errors.js';
 import { OLLAMA_DEFAULT_URL } from './registry.js';
 import { requestSignal } from './request-signal.js';
@@ -143,51 +144,6 @@ export async function createEmbedder(
       }
     }),
   };
-}
-
-/**
- * Requests of at most as many texts as the server was found to take. Some take fewer than agent sends
- * (text-embeddings-inference 32 by default) and refuse more with a 413, or a 400 or 422 about the batch
- * ("batch size 64 > maximum allowed batch size 32"): the request is split (to the size named, else in
- * halves) and that size kept for the embedder's later requests. One call still answers every text, in
- * order, its tokens summed.
- */
-function fitting(once: Embedder['embed']): Embedder['embed'] {
-  let most = Number.POSITIVE_INFINITY;
-  const embed = async (texts: string[], signal?: AbortSignal): Promise<Embedding> => {
-    if (texts.length > most) {
-      // Cut at the size known now: a part refused in turn lowers `most` for the parts after it.
-      const size = most;
-      const parts: Embedding[] = [];
-      for (let i = 0; i < texts.length; i += size) parts.push(await embed(texts.slice(i, i + size), signal));
-      return {
-        vectors: parts.flatMap((p) => p.vectors),
-        inputTokens: parts.reduce((n, p) => n + p.inputTokens, 0),
-      };
-    }
-    try {
-      return await once(texts, signal);
-    } catch (error) {
-      const limit = batchLimit(error, texts.length);
-      if (limit === undefined) throw error;
-      most = Math.min(most, limit);
-      return embed(texts, signal);
-    }
-  };
-  return embed;
-}
-
-/**
- * How many texts a refusal of `sent` texts says the server takes: the number it names, else half of
- * them; undefined when the refusal is not about their number (or one text was sent).
- */
-function batchLimit(error: unknown, sent: number): number | undefined {
-  if (sent < 2 || !(error instanceof ProviderError)) return undefined;
-  const { status, message } = error;
-  const aboutBatch = /batch|too many (?:inputs|texts|items)|number of (?:inputs|texts)|input (?:array|list)/i;
-  if (!(status === 413 || ((status === 400 || status === 422) && aboutBatch.test(message)))) return undefined;
-  const named = Number(/max(?:imum)?\D{0,40}?(\d+)/i.exec(message)?.[1]);
-  return Number.isInteger(named) && named >= 1 && named < sent ? named : Math.floor(sent / 2);
 }
 
 /** `text-embedding-3-small` and its dated snapshots are one model. */

@@ -105,4 +105,29 @@ describe('embeddings on the wire', () => {
       server.refusesAs = 'tei';
     }
   });
+
+  it('embeds a text a server finds too long by the first part it takes, and keeps its batch size', async () => {
+    const long = `${'The cycle-to-work scheme pays a commuting allowance. '.repeat(60)}`;
+    const texts = ['Can I ride my bike to work?', long, 'Holiday leave is 25 days.'];
+    try {
+      server.maxChars = 1200;
+      server.requests.length = 0;
+      const embedder = await createEmbedder(parseEmbeddingsSpec('openai-compatible:bge-small'), {
+        AGENT_EMBEDDINGS_BASE_URL: server.baseURL,
+      });
+      const { vectors } = await embedder.embed(texts);
+      expect(vectors).toHaveLength(3);
+      // The long one stands for itself by its first part the server takes (halved until taken).
+      let part = long;
+      while (part.length > 1200) part = part.slice(0, Math.ceil(part.length / 2));
+      expect(Array.from(vectors[1]!)).toEqual(fakeVector(part, 64));
+      expect(Array.from(vectors[2]!)).toEqual(fakeVector(texts[2]!, 64));
+      // A refusal of one text's length is not one of the batch's size: the next batch goes whole.
+      server.requests.length = 0;
+      await embedder.embed([texts[0]!, texts[2]!, 'a third short text']);
+      expect(server.requests.map((r) => r.count)).toEqual([3]);
+    } finally {
+      server.maxChars = Number.POSITIVE_INFINITY;
+    }
+  });
 });

@@ -87,6 +87,8 @@ export interface EmbeddingsServer {
   maxBatch: number;
   /** How more is refused: as TEI (422, naming the number), or as a proxy in front (413, naming none). */
   refusesAs: 'tei' | 'proxy';
+  /** Characters a text may have, as a 512-token model's: a longer one is refused as TEI refuses it (413). */
+  maxChars: number;
   dims: number;
   /** Texts embedded, per model, in order. */
   texts: Map<string, string[]>;
@@ -103,6 +105,7 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
     slowMs: 2000,
     maxBatch: Number.POSITIVE_INFINITY,
     refusesAs: 'tei',
+    maxChars: Number.POSITIVE_INFINITY,
     dims: options.dims ?? 64,
     texts: new Map(),
     requests: [],
@@ -140,6 +143,12 @@ export async function startEmbeddingsServer(options: { dims?: number } = {}): Pr
       }
       if (state.fault === 'slow') await new Promise((r) => setTimeout(r, state.slowMs));
       if (path !== '/v1/embeddings' && path !== '/api/embed') return send(404, { error: 'not found' });
+      const longest = Math.max(0, ...input.map((t) => t.length));
+      if (longest > state.maxChars)
+        return send(413, {
+          error: `\`inputs\` must have less than ${state.maxChars} tokens. Given: ${longest}`,
+          error_type: 'Validation',
+        });
       if (input.length > state.maxBatch && state.refusesAs === 'proxy')
         return send(413, { error: { message: 'Request Entity Too Large' } });
       if (input.length > state.maxBatch)
