@@ -11,6 +11,7 @@ import { words } from '../text.js';
 import type { ResearchEvent, RunUsage } from '../types.js';
 import { embedMissing } from './embed-index.js';
 import { EmbedLedger } from './embed-ledger.js';
+import { embedOnce } from './embed-once.js';
 import type { FolderIO } from './folder-io.js';
 import { coverage, exactMatchers, exactTokens, type Fused, fuse, leadWeights } from './fuse.js';
 import type { PassageRank, RetrievalMode, RetrievalReport, RetrievalSetup } from './settings.js';
@@ -40,14 +41,6 @@ export interface RetrieverContext {
   /** Embedding requests in flight at once (the run's --concurrency). */
   concurrency: number;
 }
-
-/** Folders being embedded in this process, by store, folder and vector space. */
-const embedding = new Map<string, Promise<void>>();
-/**
- * Folders this process embedded whole, with the index's state then (last walk, writes), per store
- * object: another object's writes to the same database are not counted in this one's.
- */
-const embedded = new WeakMap<Store['index'], Set<string>>();
 
 /** A passage given to the model (or quoted), as `--json` "retrieval" lists it. */
 
@@ -91,37 +84,11 @@ export class Retriever {
     if (!(await this.queryVector(question))) return;
     // A read-only database is searched with the vectors it has: passages without one rank by keywords.
     if (this.ctx.store.readOnly) return;
-    // Runs of one batch in this process embed the folder's new passages once: a run that finds another
-    // embedding them waits, then finds nothing left to embed. No await between the last look and the
-    // set, so that two runs never embed the same folder at once.
-    const { store, root } = this.ctx;
-    const key = `${store.location}\n${root}\n${this.space}`;
-    for (let running = embedding.get(key); running; running = embedding.get(key))
-      await running.catch(() => {});
-    const job = this.embedUnlessDone(onProgress);
-    embedding.set(key, job);
     try {
-      await job;
+      await embedOnce(this.ctx.store, this.ctx.root, this.space!, () => this.embedFolder(onProgress));
     } catch (error) {
       this.fallBack(error);
-    } finally {
-      if (embedding.get(key) === job) embedding.delete(key);
     }
-  }
-
-  /**
-   * Embeds the folder's missing passages, unless this process embedded it whole and the index has not
-   * changed since (no walk, no document written again): for a large folder, finding nothing missing is
-   * two scans of its passages, which every question of a batch or a worker would otherwise repeat.
-   */
-  private async embedUnlessDone(onProgress?: (done: number, total: number) => void): Promise<void> {
-    const { store, root } = this.ctx;
-    const state = `${root}\n${this.space}\n${(await store.index.walked(root))?.walkedAt}\n${store.index.writes}`;
-    const done = embedded.get(store.index) ?? new Set<string>();
-    embedded.set(store.index, done);
-    if (done.has(state)) return;
-    await this.embedFolder(onProgress);
-    done.add(state);
   }
 
   private async embedFolder(onProgress?: (done: number, total: number) => void): Promise<void> {
