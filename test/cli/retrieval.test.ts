@@ -35,22 +35,26 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/** `agent research --extractive --json QUESTION` with the fake server's embeddings. */
+const extractiveJson = (e: Record<string, string>) =>
+  runCli(
+    [
+      'research',
+      '--extractive',
+      '--embeddings',
+      'openai-compatible:fake-embed',
+      '--content',
+      content,
+      '--json',
+      QUESTION,
+    ],
+    { env: e },
+  );
+
 describe('agent research with embeddings', () => {
   it('answers extractively with only an embeddings server, and says how it searched in --json', async () => {
     const e = env();
-    const r = await runCli(
-      [
-        'research',
-        '--extractive',
-        '--embeddings',
-        'openai-compatible:fake-embed',
-        '--content',
-        content,
-        '--json',
-        QUESTION,
-      ],
-      { env: e },
-    );
+    const r = await extractiveJson(e);
     expect(r.stderr).not.toMatch(/BM25/);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -132,19 +136,7 @@ describe('agent research with embeddings', () => {
     server.maxBatch = 1;
     const before = server.requests.length;
     try {
-      const r = await runCli(
-        [
-          'research',
-          '--extractive',
-          '--embeddings',
-          'openai-compatible:fake-embed',
-          '--content',
-          content,
-          '--json',
-          QUESTION,
-        ],
-        { env: env() },
-      );
+      const r = await extractiveJson(env());
       expect(r.code).toBe(0);
       expect(r.stderr).not.toMatch(/BM25|422/);
       expect(JSON.parse(r.stdout).retrieval.mode).toBe('hybrid');
