@@ -13,15 +13,19 @@ export const deflateText = (text: string): Buffer => deflateSync(Buffer.from(tex
 /** A stored text from its compressed body. */
 export const inflateText = (body: Buffer): string => inflateSync(body).toString('utf8');
 
+/** A passage found as a span, with its text: what it is, not where its text is kept. */
+export const passageHit = (
+  { documentId: _, start: __, end: ___, ...hit }: PassageSpanHit,
+  text: string,
+): PassageHit => ({
+  ...hit,
+  text,
+});
+
 /** Passages found as spans, with their texts: read together (a team database reads them in two statements). */
 export function withTexts(
   hits: PassageSpanHit[],
   read: (documentId: number, start: number, end: number) => Promise<string>,
 ): Promise<PassageHit[]> {
-  return Promise.all(
-    hits.map(async ({ documentId, start, end, ...hit }) => ({
-      ...hit,
-      text: await read(documentId, start, end),
-    })),
-  );
+  return Promise.all(hits.map(async (h) => passageHit(h, await read(h.documentId, h.start, h.end))));
 }

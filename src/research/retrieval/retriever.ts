@@ -1,6 +1,7 @@
 import { AbortedError, errorMessage, ProviderError } from '../../errors.js';
 import { costOf, findPrice, type PriceTable } from '../../providers/prices.js';
 import type { DocumentInfo, PassageHit, PassageSpanHit, Store, VectorHit } from '../../store/store.js';
+import { passageHit } from '../../store/texts.js';
 import { emptyUsage } from '../../types.js';
 import { queryTerms, rankPassages } from '../documents/search.js';
 import { limiter } from '../model-call.js';
@@ -167,7 +168,7 @@ export class Retriever {
           })
         : [],
       this.nearest(vector, CANDIDATES).then((near) => {
-        const hits = near?.map((h): PassageSpanHit => ({ ...pick(h), score: h.similarity }));
+        const hits = near?.map(spanOf);
         return hits && exact.length ? load(hits) : hits;
       }),
       // Passages that hold the exact tokens are candidates even when neither list ranked them high.
@@ -370,28 +371,15 @@ export class Retriever {
 
 const keyOf = (h: { slug: string; ordinal: number }) => `${h.slug}#${h.ordinal}`;
 
-const pick = ({ slug, title, path, ordinal, headingPath, documentId, start, end }: VectorHit) => ({
-  slug,
-  title,
-  path,
-  ordinal,
-  headingPath,
-  documentId,
-  start,
-  end,
-});
+/** A vector hit as a found passage: its similarity its score. */
+const spanOf = ({ similarity, ...hit }: VectorHit): PassageSpanHit => ({ ...hit, score: similarity });
 
-/** A fused passage as returned: what it is and its ranks, with its text (not where the text is kept). */
+/** A fused passage as returned: the passage with its text, its ranks and its fused score. */
 const ranked = (
   { item, bm25Rank, vectorRank, score }: Fused<PassageSpanHit>,
   text: string,
 ): RankedPassage => ({
-  slug: item.slug,
-  title: item.title,
-  path: item.path,
-  ordinal: item.ordinal,
-  headingPath: item.headingPath,
-  text,
+  ...passageHit(item, text),
   bm25Rank,
   vectorRank,
   score,

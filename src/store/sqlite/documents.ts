@@ -11,6 +11,7 @@ import type {
   PassageSpanHit,
   SearchHit,
 } from '../store.js';
+import { passageHit } from '../texts.js';
 import { ftsQuery } from './fts.js';
 import { readIndex, repairIndex } from './health.js';
 import { type Db, writeError } from './open.js';
@@ -230,10 +231,9 @@ export class SqliteIndex implements IndexStore {
     // Spans and texts in one read: a document written meanwhile cannot move the spans under the texts.
     return this.read(() => {
       const span = syncSpanReader(this.db);
-      return this.spansFound(root, terms, limit).map(({ documentId, start, end, ...hit }) => ({
-        ...hit,
-        text: span(documentId, start, end),
-      }));
+      return this.spansFound(root, terms, limit).map((h) =>
+        passageHit(h, span(h.documentId, h.start, h.end)),
+      );
     });
   }
 
