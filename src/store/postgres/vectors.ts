@@ -25,12 +25,23 @@ interface Kept {
   signs: string;
 }
 
+/**
+ * Each byte with its bits in reverse order: compact() sets bit i from a byte's lowest, bit(512) from its
+ * highest.
+ */
+const REVERSED = Uint8Array.from({ length: 256 }, (_, b) => {
+  let r = 0;
+  for (let k = 0; k < 8; k++) r |= ((b >> k) & 1) << (7 - k);
+  return r;
+});
+
 function kept(vector: ArrayLike<number>): Kept {
-  const { int8: bytes } = compact(vector);
+  const { int8: bytes, bits: signs } = compact(vector);
   const int8 = new Int8Array(FOLDED_DIMENSIONS);
   int8.set(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+  // compact()'s sign bits, in pgvector's order; padded with zeros as the components are.
   const bits = Buffer.alloc(FOLDED_DIMENSIONS / 8);
-  for (let i = 0; i < FOLDED_DIMENSIONS; i++) if (int8[i]! > 0) bits[i >> 3]! |= 0x80 >> (i & 7);
+  for (let k = 0; k < signs.length; k++) bits[k] = REVERSED[signs[k]!]!;
   return { int8, signs: `x${bits.toString('hex')}` };
 }
 
