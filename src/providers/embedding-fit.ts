@@ -6,12 +6,14 @@ import { ProviderError } from '../errors.js';
 // whose message names the batch or the tokens; the request is then cut to fit, never dropped: the run
 // keeps its vectors instead of falling back to keywords.
 
-/** One request's answer (embeddings.ts's Embedding). */
-interface Answer {
+/** What an embedding request answers (kept here, where requests are fitted; embeddings.ts gives it out). */
+export interface Embedding {
+  /** Numbers, or float32s as they came (OpenAI's base64 answer): either way one vector per text. */
   vectors: ArrayLike<number>[];
+  /** Input tokens as the server counted them, else estimated from the characters. */
   inputTokens: number;
 }
-type Embed = (texts: string[], signal?: AbortSignal) => Promise<Answer>;
+type Embed = (texts: string[], signal?: AbortSignal) => Promise<Embedding>;
 
 /** The texts are too many for one request, or one of them is too long for the model. */
 type Refusal = { kind: 'count'; most: number } | { kind: 'length' };
@@ -28,15 +30,15 @@ const SHORTEST_CUT = 64;
  */
 export function fitting(once: Embed): Embed {
   let most = Number.POSITIVE_INFINITY;
-  const inParts = async (texts: string[], size: number, signal?: AbortSignal): Promise<Answer> => {
-    const parts: Answer[] = [];
+  const inParts = async (texts: string[], size: number, signal?: AbortSignal): Promise<Embedding> => {
+    const parts: Embedding[] = [];
     for (let i = 0; i < texts.length; i += size) parts.push(await embed(texts.slice(i, i + size), signal));
     return {
       vectors: parts.flatMap((p) => p.vectors),
       inputTokens: parts.reduce((n, p) => n + p.inputTokens, 0),
     };
   };
-  const embed = async (texts: string[], signal?: AbortSignal): Promise<Answer> => {
+  const embed = async (texts: string[], signal?: AbortSignal): Promise<Embedding> => {
     // Cut at the size known now: a part refused in turn lowers `most` for the parts after it.
     if (texts.length > most) return inParts(texts, most, signal);
     try {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConfigError, ProviderError } from '../errors.js';
-import { fitting } from './embedding-fit.js';
+import { type Embedding, fitting } from './embedding-fit.js';
 import { translateError } from './errors.js';
 import { OLLAMA_DEFAULT_URL } from './registry.js';
 import { requestSignal } from './request-signal.js';
@@ -18,12 +18,7 @@ export interface EmbeddingsSpec {
   model: string;
 }
 
-export interface Embedding {
-  /** Numbers, or float32s as they came (OpenAI's base64 answer): either way one vector per text. */
-  vectors: ArrayLike<number>[];
-  /** Input tokens as the server counted them, else estimated from the characters. */
-  inputTokens: number;
-}
+export type { Embedding };
 
 export interface Embedder {
   readonly provider: EmbeddingProviderName;
