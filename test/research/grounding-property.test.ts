@@ -158,3 +158,50 @@ describe('the grounding check, by property', () => {
     });
   }
 });
+
+// A unit written after a figure closes it: "rose 12% to 4.5 million units" is a percentage and a count,
+// not a range that lends the second's scale back (12 million per cent) or the first's unit forward.
+// Only a unit written before the figure may be the range's ("€3 to 4 billion"), checked beside it.
+const count = fc
+  .record({
+    tenths: fc.integer({ min: 11, max: 999 }),
+    word: fc.constantFrom('million', 'billion', 'thousand'),
+  })
+  .map(({ tenths, word }) => {
+    const value = tenths / 10;
+    const scale = { thousand: 1e3, million: 1e6, billion: 1e9 }[word]!;
+    const full = Math.round(value * scale).toLocaleString('en-US');
+    return { forms: [`${value} ${word}`, full], wrong: [`${(value + 1).toFixed(1)} ${word}`] };
+  });
+
+describe('two figures joined by "to" or "and", the first closed by its unit', () => {
+  it('each holds on its own, and a change to either is never passed', () => {
+    fc.assert(
+      fc.property(fc.oneof(percent, measured), count, fc.constantFrom('to', 'and'), (first, second, join) => {
+        const text = `In the source, output rose ${first.forms[0]} ${join} ${second.forms[0]} units last year.`;
+        const check = (claim: string) => {
+          const g = checkGrounding(`${claim} [1].`, [{ n: 1, text }]);
+          return g.unsupported.length > 0 ? 'flagged' : g.notChecked > 0 ? 'not checked' : 'supported';
+        };
+        for (const a of first.forms) expect(check(`Output rose ${a}`), a).toBe('supported');
+        for (const b of second.forms) expect(check(`Output reached ${b} units`), b).toBe('supported');
+        for (const w of first.wrong) expect(check(`Output rose ${w}`), w).not.toBe('supported');
+        for (const w of second.wrong) expect(check(`Output reached ${w} units`), w).not.toBe('supported');
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('a currency written before the first figure still lends the range its scale', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 90 }), fc.constantFrom('million', 'billion'), (n, word) => {
+        const text = `In the source, the cost is put at €${n} to ${n + 2} ${word} this year.`;
+        const g = (claim: string) => checkGrounding(`${claim} [1].`, [{ n: 1, text }]).unsupported.length;
+        expect(g(`The cost is at least €${n} ${word}`)).toBe(0);
+        expect(g(`The cost is at most €${n + 2} ${word}`)).toBe(0);
+        expect(g(`The cost is at least €${n}`)).toBe(1);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -261,6 +261,13 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
   return parsed;
 }
 
+/**
+ * The unit is written before the figure ("€3", "USD 3"), so a scale after the range's end may be the
+ * whole range's ("€3–4 billion"). A unit written after it closes the quantity: "12% to 4.5 million"
+ * is a change to a figure, not a range of percentages or of millions.
+ */
+const unitBefore = (p: Parsed) => /\p{N}$/u.test(p.raw);
+
 function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   for (let i = 0; i < parsed.length; i++) {
@@ -284,7 +291,7 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
           step: (r.step ?? 1) * next.scale,
         })),
       );
-    else if (ranged && p.unit && !next.unit && next.scale !== 1 && p.scale === 1)
+    else if (ranged && p.unit && !next.unit && next.scale !== 1 && p.scale === 1 && unitBefore(p))
       readings = keep(
         p.readings.map((r) => ({ ...r, value: r.value * next.scale, step: (r.step ?? 1) * next.scale })),
       );
@@ -301,7 +308,7 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     }
     const previous = parsed[i - 1];
     const before = previous ? text.slice(previous.end, p.start) + (/^[-−–]/.test(p.raw) ? '–' : '') : '';
-    if (previous?.unit && !p.unit && RANGE_STRICT.test(before))
+    if (previous?.unit && !p.unit && (p.plain || unitBefore(previous)) && RANGE_STRICT.test(before))
       readings = readings.map((r) => ({ ...r, unit: previous.unit }));
     if (o.flexibleSign && !p.unit?.cls.startsWith('deg')) {
       const unsigned = readings;
