@@ -127,7 +127,59 @@ function judge(answerPhrase: string, sourcePhrase: string) {
   return g.unsupported.length > 0 ? 'flagged' : g.notChecked > 0 ? 'not checked' : 'supported';
 }
 
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+const superscript = (e: number) =>
+  `${e < 0 ? '⁻' : ''}${[...String(Math.abs(e))].map((d) => SUPERSCRIPT[Number(d)]).join('')}`;
+
+/** A figure in scientific notation in each way it is written, in words where there is one, and in full. */
+const scientific = fc
+  .record({ tenths: fc.integer({ min: 11, max: 99 }), exponent: fc.integer({ min: -19, max: 12 }) })
+  .filter(({ tenths }) => tenths % 10 !== 0)
+  .map(({ tenths, exponent }): Case => {
+    const m = (tenths / 10).toFixed(1);
+    const words: Record<number, string> = { 3: 'thousand', 6: 'million', 9: 'billion' };
+    const full =
+      exponent >= 1 ? Math.round(tenths * 10 ** (exponent - 1)).toLocaleString('en-US') : undefined;
+    const forms = [
+      `${m} × 10^${exponent}`,
+      `${m}×10${superscript(exponent)}`,
+      `${m} x 10^${exponent}`,
+      `${m}e${exponent}`,
+      ...(words[exponent] ? [`${m} ${words[exponent]}`] : []),
+      ...(full ? [full] : []),
+    ];
+    const wrong = [
+      `${(tenths / 10 + 1).toFixed(1)} × 10^${exponent}`,
+      `${m} × 10^${exponent + 1}`,
+      `${m}e${exponent - 1}`,
+    ];
+    return { forms, wrong };
+  });
+
+/** A length, data or energy per a time, and the same in its named unit (a speed, a data rate, a power). */
+const perTime = fc
+  .record({ n: fc.integer({ min: 2, max: 90 }), kind: fc.constantFrom('speed', 'power') })
+  .map(
+    ({ n, kind }): Case =>
+      kind === 'speed'
+        ? {
+            forms: [
+              `${n} km/s`,
+              `${n} km per second`,
+              `${(n * 3600).toLocaleString('en-US')} km/h`,
+              `${(n * 1000).toLocaleString('en-US')} m/s`,
+            ],
+            wrong: [`${n} km/h`, `${n} m/s`, `${n + 1} km/s`],
+          }
+        : {
+            forms: [`${n} kWh per hour`, `${n} kW`, `${(n * 1000).toLocaleString('en-US')} W`],
+            wrong: [`${n} MW`, `${n} kWh per day`, `${n + 1} kW`],
+          },
+  );
+
 const families: [string, fc.Arbitrary<Case>][] = [
+  ['scientific notation, in words and in full', scientific],
+  ['a measure per a time and its named unit', perTime],
   ['money in every grouping and currency form', money],
   ['scaled amounts (million, billion, m, bn)', scaled],
   ['measures in their units and conversions', measured],
@@ -202,6 +254,29 @@ describe('two figures joined by "to" or "and", the first closed by its unit', ()
         expect(g(`The cost is at least €${n}`)).toBe(1);
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('a fall in words and the signed figure', () => {
+  it('a source\'s "fell 2.5%" holds an answer\'s "-2.5%", and a changed figure or sign-less rise in another sentence does not', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 400 }),
+        fc.constantFrom('fell', 'dropped', 'declined', 'decreased'),
+        fc.constantFrom('%', ' per cent', ' million', ' kg'),
+        (tenths, verb, unit) => {
+          const v = tenths / 10;
+          const text = `Last year output ${verb} ${v}${unit}. Costs rose ${v + 7}${unit} in the same year.`;
+          const g = (claim: string) => checkGrounding(`${claim} [1].`, [{ n: 1, text }]).unsupported.length;
+          expect(g(`Output changed by -${v}${unit}`)).toBe(0);
+          expect(g(`Output changed by −${v}${unit}`)).toBe(0);
+          expect(g(`Output changed by -${(v + 1).toFixed(1)}${unit}`)).toBe(1);
+          // The fall is one sentence's: the other sentence's figure is not negative.
+          expect(g(`Costs changed by -${v + 7}${unit}`)).toBe(1);
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });

@@ -12,7 +12,17 @@ export interface Derived {
   shares: number[];
   /** Percentage points, sorted. */
   points: number[];
+  /** Keys of the negative figures a fall in words stands for ("fell 2.5%" holds "-2.5%"). */
+  falls: Set<string>;
 }
+
+/**
+ * A sentence that says a figure fell: an unsigned figure in it may stand for a negative one, both ways —
+ * an answer's "fell 5%" restates a source's "-5%", and an answer's "-2.5%" a source's "fell 2.5%".
+ */
+export const FALL =
+  /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below)\b/i;
+const NEGATIVE_KEY = /:-\d/;
 
 /** At most this many figures of a sentence are paired (a table row run together is not prose). */
 const MAX_FIGURES = 12;
@@ -20,11 +30,15 @@ const MAX_FIGURES = 12;
 export function deriveFigures(text: string): Derived {
   const shares: number[] = [];
   const points: number[] = [];
+  const falls = new Set<string>();
   // Table rows are left out: two cells of a row are rarely a part and its whole.
   const prose = text.replace(/^[ \t]*\|.*$/gm, '');
   for (const paragraph of prose.split(/\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)/))
     for (const sentence of sourceSentences(paragraph.replace(/\s+/g, ' '))) {
       if (!/\d/.test(sentence)) continue;
+      if (FALL.test(sentence))
+        for (const fact of readFacts(sentence, { flexibleSign: true }))
+          for (const k of fact.gives) if (NEGATIVE_KEY.test(k)) falls.add(k);
       const counts: number[] = [];
       const pcts: number[] = [];
       for (const fact of readFacts(sentence))
@@ -38,7 +52,7 @@ export function deriveFigures(text: string): Derived {
       if (/\bof\b/i.test(sentence)) pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
       pairs(pcts, (a, b) => a !== b && points.push(Math.abs(a - b)));
     }
-  return { shares: shares.sort((a, b) => a - b), points: points.sort((a, b) => a - b) };
+  return { shares: shares.sort((a, b) => a - b), points: points.sort((a, b) => a - b), falls };
 }
 
 function pairs(values: number[], each: (a: number, b: number) => unknown): void {
@@ -48,6 +62,7 @@ function pairs(values: number[], each: (a: number, b: number) => unknown): void 
 
 /** Whether a per cent or points figure of an answer is one the source's sentences give by working out. */
 export function derivedHolds(fact: Fact, derived: () => Derived): boolean {
+  if (fact.needs.some((k) => NEGATIVE_KEY.test(k) && derived().falls.has(k))) return true;
   if (fact.kind !== 'percent' || fact.rate) return false;
   return (fact.near ?? []).some((n) =>
     n.dim === 'pct' ? within(derived().shares, n) : n.dim === 'pp' && within(derived().points, n),

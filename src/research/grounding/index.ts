@@ -3,7 +3,8 @@ import { CITE, citedClaims } from '../checks/claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
 import { readFacts, readText, undoLayout, unreadDigits } from '../quantities/read.js';
-import { type Derived, derivedHolds, deriveFigures } from './derived.js';
+import { caretPowers } from '../quantities/scientific.js';
+import { type Derived, derivedHolds, deriveFigures, FALL } from './derived.js';
 import { tableHeaderUnits } from './tables.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
@@ -122,14 +123,10 @@ function nearIn(near: Map<string, Near[]>, wanted: Near[] | undefined): boolean 
   return false;
 }
 
-// "fell 5%" restates a source's "-5%": an unsigned figure may stand for a negative one in such a sentence.
-const FALL =
-  /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below)\b/i;
-
 /** The facts an answer's claim states (quoted phrases of two or more words, then its figures) and its unread digits. */
 export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; unread: string[] } {
   const facts: Fact[] = [];
-  const text = sentence
+  const text = caretPowers(sentence)
     .normalize('NFKC')
     .replace(CITE, ' ')
     .replace(/\]\([^)\s]*\)/g, ']')
@@ -165,19 +162,20 @@ export function indexSource(source: string): SourceIndex {
     aloneNear: nearOf(facts, (f) => f.aloneNear),
     near: nearOf(facts),
     phrases: () =>
-      (phrases ??= [...new Set([text.normalize('NFKC'), undoLayout(text)])].map(
+      (phrases ??= [...new Set([caretPowers(text).normalize('NFKC'), undoLayout(caretPowers(text))])].map(
         (t) => ` ${normalisePhrase(t)} `,
       )),
   };
 }
 
 /**
- * The keys a source's facts give. A loop of its own: the loop makes a function hot, and the engine then
+ * The keys a source's facts give; a weak figure (a lone ordinal: "per second", "the second quarter") holds
+ * the same figure unitless, never one with a unit as a bare number does. A loop of its own: the loop makes a function hot, and the engine then
  * compiles it with all it calls inlined; here that is this small function, not the whole reading.
  */
 function keysOf(facts: Fact[]): Set<string> {
   const keys = new Set<string>();
-  for (const fact of facts) for (const k of fact.gives) keys.add(k);
+  for (const fact of facts) for (const k of fact.gives) if (!fact.weak || !k.startsWith('b:')) keys.add(k);
   return keys;
 }
 

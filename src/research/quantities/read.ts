@@ -3,6 +3,7 @@ import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
 import { decimalComma, readNumbers, readRatios, readSlashFractions } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
+import { writeOutPowers } from './scientific.js';
 import { readNumberWords } from './words.js';
 
 // Reading a text's facts, once: its layout is undone first (list markers and heading numbers are not
@@ -35,7 +36,8 @@ export function unreadDigits(rest: string): string[] {
  * A claim holding digits no reader took is "not checked" rather than judged on the rest.
  */
 export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
-  const whole = undoLayout(input);
+  // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
+  const whole = undoLayout(writeOutPowers(input)).replace(/(\d)-to-(?=\d)/g, '$1 to ');
   const words = readPeriodWords(whole);
   const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);

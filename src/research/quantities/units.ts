@@ -185,9 +185,22 @@ export function rateUnit(unit: Unit | undefined, per: string): Unit {
     kind: base.kind,
   };
   const m = unit?.measure;
-  if (time && m && !m.offset) rate.measure = { dim: `${m.dim}/${time.dim}`, factor: m.factor / time.factor };
+  if (time && m && !m.offset) {
+    const dim = `${m.dim}/${time.dim}`;
+    rate.measure = { dim: PER_TIME_NAMED[dim] ?? dim, factor: m.factor / time.factor };
+  }
   return rate;
 }
+
+/**
+ * A measure per a time that has a name of its own, in the named unit's base (so 17 km/s compares with
+ * 61,200 km/h, 2 GB/min with 33 MB/s, 3 kWh per hour with 3 kW).
+ */
+const PER_TIME_NAMED: Record<string, string> = {
+  'length/time': 'speed',
+  'data/time': 'rate',
+  'energy/time': 'power',
+};
 
 /** A share's per cent, a reading of its own: "three-fifths" and "3/5" hold "60%", "a third" "33%". */
 export const FRACTION_PERCENT: Unit = {

@@ -51,7 +51,7 @@ const DENOMINATORS: Record<string, number> = {
   ),
 };
 const FRACTION = new RegExp(
-  `(?<!\\band\\s)\\b(${SMALL.slice(1, 11).join('|')}|an?)[\\s-]+(${Object.keys(DENOMINATORS)
+  `\\b(${SMALL.slice(1, 11).join('|')}|an?)[\\s-]+(${Object.keys(DENOMINATORS)
     .sort((a, b) => b.length - a.length)
     .join('|')})\\b(?!\\s+(?:of\\s+(?:the\\s+)?)?(?:\\d|year|quarter|century))(?:\\s+of\\s+an?\\s+(\\w+))?`,
   'gi',
@@ -181,23 +181,33 @@ function readFractions(input: string, facts: Fact[]): string {
     facts.push(quantity(raw, [{ value: WORD_SCALE[scale.toLowerCase()]! / 2 }]));
     return ' '.repeat(raw.length);
   });
-  text = text.replace(FRACTION, (raw, count: string, denominator: string, of?: string) => {
-    const lower = count.toLowerCase();
-    const n = lower === 'a' || lower === 'an' ? 1 : SMALL.indexOf(lower);
-    const d = DENOMINATORS[denominator.toLowerCase()]!;
-    // "one half" but not "second half"; a plural denominator needs a count above one ("two thirds").
-    if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
-    const value = n / d;
-    const unit = of ? unitOf(undefined, ` ${of}`) : undefined;
-    const readings: Reading[] = unit?.measure
-      ? [{ value, unit, step: 0.01 }]
-      : [
-          { value, step: 0.001 },
-          { value: value * 100, unit: FRACTION_PERCENT, step: 1 },
-        ];
-    facts.push(quantity(raw, readings));
-    return ' '.repeat(raw.length);
-  });
+  text = text.replace(
+    FRACTION,
+    (raw, count: string, denominator: string, of: string | undefined, at: number) => {
+      // "two and a quarter", "an hour and a third": part of a mixed quantity, not read here; but "and a
+      // third of them" is a share.
+      if (
+        /\band\s$/i.test(text.slice(Math.max(0, at - 4), at)) &&
+        !/^\s+of\b/i.test(text.slice(at + raw.length))
+      )
+        return raw;
+      const lower = count.toLowerCase();
+      const n = lower === 'a' || lower === 'an' ? 1 : SMALL.indexOf(lower);
+      const d = DENOMINATORS[denominator.toLowerCase()]!;
+      // "one half" but not "second half"; a plural denominator needs a count above one ("two thirds").
+      if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
+      const value = n / d;
+      const unit = of ? unitOf(undefined, ` ${of}`) : undefined;
+      const readings: Reading[] = unit?.measure
+        ? [{ value, unit, step: 0.01 }]
+        : [
+            { value, step: 0.001 },
+            { value: value * 100, unit: FRACTION_PERCENT, step: 1 },
+          ];
+      facts.push(quantity(raw, readings));
+      return ' '.repeat(raw.length);
+    },
+  );
   return text;
 }
 
