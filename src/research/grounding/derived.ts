@@ -3,15 +3,27 @@ import { readFacts } from '../quantities/read.js';
 import { sourceSentences } from '../text.js';
 
 // Figures an answer may work out from two figures of one sentence of its source: the share one count is
-// of another ("1,800 of the 2,400 respondents" holds "75%" and "three quarters"), and the difference of
-// two per cents in points ("fell from 6% to 4.5%" holds "1.5 percentage points"). One sentence only, so
-// that two unrelated figures of a long source do not make a share by chance.
+// of another ("1,800 of the 2,400 respondents" holds "75%" and "three quarters"), the difference of
+// two per cents in points ("fell from 6% to 4.5%" holds "1.5 percentage points"), a level and its change
+// in points ("67.3%, up 2.1 points" holds the 65.2% before), and where the sentence compares or changes
+// figures ("from 120,000 to 360,000", "411 seats, while … 121"): their difference in their unit
+// ("240,000 more", "290 more seats", "rose by 45p"), their ratio ("three times as many", "tripled") and
+// their change in per cent ("rose by 50%"), and the years between two years ("over two decades"). One
+// sentence only, so that two unrelated figures of a long source do not make one by chance.
 
 export interface Derived {
   /** Per cents, sorted. */
   shares: number[];
+  /** Changes in per cent of two figures of one dimension, sorted: held by a per cent, not by a share. */
+  changesPct: number[];
   /** Percentage points, sorted. */
   points: number[];
+  /** Per cent levels a level and its change in points give, sorted. */
+  levels: number[];
+  /** Differences of two figures of one dimension (see Near.dim), sorted, by dimension. */
+  changes: Map<string, number[]>;
+  /** Ratios of two figures of one dimension, sorted. */
+  ratios: number[];
   /** Keys of the negative figures a fall in words stands for ("fell 2.5%" holds "-2.5%"). */
   falls: Set<string>;
 }
@@ -30,6 +42,10 @@ const MAX_FIGURES = 12;
 export function deriveFigures(text: string): Derived {
   const shares: number[] = [];
   const points: number[] = [];
+  const levels: number[] = [];
+  const changesPct: number[] = [];
+  const changes = new Map<string, number[]>();
+  const ratios: number[] = [];
   const falls = new Set<string>();
   // Table rows are left out: two cells of a row are rarely a part and its whole.
   const prose = text.replace(/^[ \t]*\|.*$/gm, '');
@@ -41,18 +57,58 @@ export function deriveFigures(text: string): Derived {
           for (const k of fact.gives) if (NEGATIVE_KEY.test(k)) falls.add(k);
       const counts: number[] = [];
       const pcts: number[] = [];
+      const ppts: number[] = [];
+      const byDim = new Map<string, number[]>();
       for (const fact of readFacts(sentence))
         for (const n of fact.near ?? []) {
           if (n.asked) continue;
           if (n.dim === 'b' && n.value > 0) counts.push(n.value);
           else if (n.dim === 'pct' && n.cls === 'pct') pcts.push(n.value);
+          else if (n.dim === 'pp' && n.cls === 'pp') ppts.push(n.value);
+          if (n.dim !== 'n' && n.dim !== 'pct' && n.dim !== 'pp')
+            byDim.set(n.dim, [...(byDim.get(n.dim) ?? []), n.value]);
         }
       // A share needs a part and its whole: "1,800 of the 2,400", "of the 2,400 asked, 1,800" — not
       // "grew from 8,000 to 10,000", which is no share of anything.
       if (/\bof\b/i.test(sentence)) pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
       pairs(pcts, (a, b) => a !== b && points.push(Math.abs(a - b)));
+      for (const p of pcts) for (const d of ppts) levels.push(p - d, p + d);
+      if (!CHANGE.test(sentence)) continue;
+      for (const [dim, values] of byDim) {
+        const years = dim === 'b' ? values.filter((v) => YEAR.test(String(v))) : [];
+        pairs(years, (a, b) => a < b && add(changes, 'months', 12 * (b - a)));
+        const figures = dim === 'b' ? values.filter((v) => !YEAR.test(String(v))) : values;
+        pairs(figures, (a, b) => {
+          if (a >= b || a <= 0) return;
+          add(changes, dim, b - a);
+          ratios.push(b / a, a / b);
+          // In per cent of where it started: the smaller when it rose, the larger when it fell.
+          changesPct.push((100 * (b - a)) / (FALL.test(sentence) ? b : a));
+        });
+      }
     }
-  return { shares: shares.sort((a, b) => a - b), points: points.sort((a, b) => a - b), falls };
+  for (const list of changes.values()) list.sort((a, b) => a - b);
+  const sorted = (list: number[]) => list.sort((a, b) => a - b);
+  return {
+    shares: sorted(shares),
+    points: sorted(points),
+    levels: sorted(levels),
+    changesPct: sorted(changesPct),
+    changes,
+    ratios: sorted(ratios),
+    falls,
+  };
+}
+
+/** Words of a sentence that compares or changes figures. */
+const CHANGE =
+  /\b(?:from|than|while|whereas|against|compared|versus|between|rose|rise[sn]?|grew|grow(?:s|n)?|increas\w*|gain\w*|add\w*|up|more|fewer|less|doubl\w*|tripl\w*|trebl\w*|halv\w*)\b/i;
+const YEAR = /^(?:1[5-9]|20)\d\d$/;
+
+function add(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function pairs(values: number[], each: (a: number, b: number) => unknown): void {
@@ -63,10 +119,20 @@ function pairs(values: number[], each: (a: number, b: number) => unknown): void 
 /** Whether a per cent or points figure of an answer is one the source's sentences give by working out. */
 export function derivedHolds(fact: Fact, derived: () => Derived): boolean {
   if (fact.needs.some((k) => NEGATIVE_KEY.test(k) && derived().falls.has(k))) return true;
-  if (fact.kind !== 'percent' || fact.rate) return false;
-  return (fact.near ?? []).some((n) =>
-    n.dim === 'pct' ? within(derived().shares, n) : n.dim === 'pp' && within(derived().points, n),
-  );
+  if (fact.rate) return false;
+  return (fact.near ?? []).some((n) => {
+    if (n.dim === 'n') return false;
+    const d = derived();
+    if (n.dim === 'pct')
+      return (
+        fact.kind === 'percent' &&
+        (within(d.shares, n) || within(d.levels, n) || (n.cls === 'pct' && within(d.changesPct, n)))
+      );
+    if (n.dim === 'pp') return fact.kind === 'percent' && within(d.points, n);
+    if (n.dim === 'times') return within(d.ratios, n);
+    const list = d.changes.get(n.dim === 'b' ? 'b' : n.dim);
+    return list !== undefined && within(list, n);
+  });
 }
 
 /** The answer's own precision (half its last digit, or its approximation) around its value. */

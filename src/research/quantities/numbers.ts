@@ -1,5 +1,6 @@
 import { digitRuns, type Fact, readAll } from './fact.js';
 import {
+  currencyOfSubunit,
   FRACTION_PERCENT,
   PER_AFTER,
   quantity,
@@ -239,6 +240,11 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     // "800 pounds" is money or weight.
     if (unit?.cls === 'cur:GBP' && /^\s+pounds?$/i.test(unitText ?? ''))
       readings.push({ ...readings[0]!, unit: unitOf(undefined, 'lb') });
+    const whole = currencyOfSubunit(unit);
+    if (whole) {
+      const r = readings[0]!;
+      readings.push({ ...r, value: r.value / 100, unit: whole, step: (r.step ?? 1) / 100 });
+    }
     const alone = per ? readings : undefined;
     if (per) {
       const to = (per.groups!.time ?? per.groups!.word)!;
@@ -282,7 +288,11 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     const ranged = next && RANGE_BETWEEN.test(between);
     const keep = (borrowed: Reading[]) =>
       RANGE_STRICT.test(between) ? borrowed : [...readings, ...borrowed];
-    if (ranged && p.plain && !next.plain)
+    // Not "in 2000 to 1.8 million": a year, or an end that the other's scale would put far from it.
+    const lends = (n: Parsed) =>
+      !YEAR_LIKE.test(p.raw) &&
+      p.readings.every((r) => Math.abs(r.value * n.scale) <= 100 * Math.abs(n.readings[0]?.value ?? 0));
+    if (ranged && p.plain && !next.plain && lends(next))
       readings = keep(
         p.readings.map((r) => ({
           ...r,

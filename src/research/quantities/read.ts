@@ -4,7 +4,7 @@ import { readIdentifiers } from './identifiers.js';
 import { decimalComma, readNumbers, readRatios, readSlashFractions } from './numbers.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { writeOutPowers } from './scientific.js';
-import { readNumberWords } from './words.js';
+import { readNumberWords, readShares } from './words.js';
 
 // Reading a text's facts, once: its layout is undone first (list markers and heading numbers are not
 // facts; a number or word broken across a line end is joined). Numbers in words and periods in words
@@ -38,7 +38,9 @@ export function unreadDigits(rest: string): string[] {
 export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
   // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   const whole = undoLayout(writeOutPowers(input)).replace(/(\d)-to-(?=\d)/g, '$1 to ');
-  const words = readPeriodWords(whole);
+  const periodWords = readPeriodWords(whole);
+  const shares = readShares(periodWords.text);
+  const words = { facts: [...periodWords.facts, ...shares.facts], text: shares.text };
   const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);
   const dates = readDates(text);

@@ -81,6 +81,10 @@ const CURRENCY_NAMES: Record<string, string> = {
   yen: 'JPY',
 };
 
+/** The currency a hundredth of which a unit is ("87 cents" is also $0.87, "145.9 pence" £1.459). */
+export const currencyOfSubunit = (unit: Unit | undefined): Unit | undefined =>
+  unit?.cls === 'cent' ? currency('$') : unit?.cls === 'pence' ? currency('GBP') : undefined;
+
 /** The unit named by a currency before the number and/or the words after it, if any. */
 export function unitOf(before: string | undefined, after: string | undefined): Unit | undefined {
   if (!before && !after) return undefined;
@@ -140,6 +144,7 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
     return currency(CURRENCY_NAMES[word]!);
   }
   if (word === 'cent') return simple('cent', 'amount');
+  if (word === 'pence' || word === 'penny' || word === 'pennie') return simple('pence', 'amount');
   const measure = measureOf(b);
   if (measure) {
     const kind: FactKind =
@@ -224,7 +229,7 @@ const TWO_LETTER_WORDS =
  * dBm), kept as written.
  * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
  */
-export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
 
 /**
  * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source

@@ -95,7 +95,7 @@ export function readNumberWords(input: string): Fact[] {
       });
   if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
     text = readFractions(text, facts);
-  if (/\b(?:in|out of)\s/.test(text) || /\bhalf\s/i.test(text)) shares(text, facts);
+  if (/\bhalf\s/i.test(text)) halfOf(text, facts);
   oneUnit(text, facts);
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
@@ -197,12 +197,13 @@ function readFractions(input: string, facts: Fact[]): string {
       // "one half" but not "second half"; a plural denominator needs a count above one ("two thirds").
       if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
       const value = n / d;
+      const approx = approximation(text.slice(Math.max(0, at - 24), at));
       const unit = of ? unitOf(undefined, ` ${of}`) : undefined;
       const readings: Reading[] = unit?.measure
-        ? [{ value, unit, step: 0.01 }]
+        ? [{ value, unit, step: 0.01, approx }]
         : [
-            { value, step: 0.001 },
-            { value: value * 100, unit: FRACTION_PERCENT, step: 1 },
+            { value, step: 0.001, approx },
+            { value: value * 100, unit: FRACTION_PERCENT, step: 1, approx },
           ];
       facts.push(quantity(raw, readings));
       return ' '.repeat(raw.length);
@@ -224,17 +225,29 @@ const count = (w: string): number => {
 };
 
 /**
- * Shares a source states in words, as the per cent they are ("1 in 5" holds "20%", "half of staff"
- * "50%"). Only given, never checked: the numbers of "1 in 5" are read as numbers too.
+ * "Half of the staff" holds "50%"; only given, never checked: "half of" is as often a manner of speaking.
  */
-function shares(text: string, facts: Fact[]): void {
-  for (const m of text.matchAll(SHARE)) {
-    const [a, b] = [count(m[1]!), count(m[2]!)];
-    if (a > 0 && b > a)
-      facts.push({ ...quantity(m[0], [{ value: (100 * a) / b, unit: FRACTION_PERCENT }]), weak: true });
-  }
+function halfOf(text: string, facts: Fact[]): void {
   for (const m of text.matchAll(HALF_OF))
     facts.push({ ...quantity(m[0], [{ value: 50, unit: FRACTION_PERCENT }]), weak: true });
+}
+
+/**
+ * Shares in words ("one in four", "3 out of 10", "fewer than three in five") as the per cent they are,
+ * given and checked as that, with the words before them making them approximate; returns the text with
+ * them blanked, so that their numbers are not also read as counts. Not "1 in 2019" (a year).
+ */
+export function readShares(text: string): { facts: Fact[]; text: string } {
+  if (!/\b(?:in|out of)\s/.test(text)) return { facts: [], text };
+  const facts: Fact[] = [];
+  const out = text.replace(SHARE, (raw, x: string, y: string, at: number) => {
+    const [a, b] = [count(x), count(y)];
+    if (!(a > 0 && b > a) || /^(?:1[5-9]|20)\d\d$/.test(y)) return raw;
+    const approx = approximation(text.slice(Math.max(0, at - 24), at));
+    facts.push(quantity(raw, [{ value: (100 * a) / b, unit: FRACTION_PERCENT, approx }]));
+    return ' '.repeat(raw.length);
+  });
+  return { facts, text: out };
 }
 
 const A_UNIT = new RegExp(`\\b(?:[Aa]n?|[Pp]er)\\s(${TIME_WORDS})(?!\\p{L})`, 'gu');
