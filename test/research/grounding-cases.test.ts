@@ -60,3 +60,22 @@ describe('the grounding case table', () => {
     expect(result.unsupported[0]?.missing).toEqual(['€1.234,00']);
   });
 });
+
+// 25 families written by a hand that had not seen the reader (news, earnings, trials, recipes, history,
+// elections, …), kept as they were written: what the check gets wrong on them is measured, not tuned
+// away (bench/grounding.mjs lists the cases). Figures that need arithmetic across sentences or outside
+// knowledge (a hazard ratio as a cut, a price per square metre, a journey's time from a timetable) are
+// out of scope and stay false alarms. At this commit: 11 false alarms of 134, 8 misses of 135.
+describe('the held-out families', () => {
+  const heldOut: Family[] = JSON.parse(
+    readFileSync(join(ROOT, 'test/fixtures/grounding/held-out.json'), 'utf8'),
+  );
+  it('raise few false alarms and miss few wrong figures', () => {
+    const falseAlarms = heldOut.flatMap((f) => f.right.filter((s) => flagged(f, s)));
+    const misses = heldOut.flatMap((f) =>
+      f.wrong.filter((s) => checkGrounding(s, [{ n: 1, text: f.source }]).unsupported.length === 0),
+    );
+    expect(falseAlarms.length).toBeLessThanOrEqual(11);
+    expect(misses.length).toBeLessThanOrEqual(9);
+  });
+});

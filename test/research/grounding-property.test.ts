@@ -280,3 +280,75 @@ describe('a fall in words and the signed figure', () => {
     );
   });
 });
+
+/** A claim's verdict against one source text. */
+const verdict = (claim: string, text: string) => {
+  const g = checkGrounding(`${claim} [1].`, [{ n: 1, text }]);
+  return g.unsupported.length > 0 ? 'flagged' : g.notChecked > 0 ? 'not checked' : 'supported';
+};
+
+describe('hundredths, shares and eras', () => {
+  it("cents and pence are their currency's hundredths, both ways; another amount is flagged", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 999 }),
+        fc.constantFrom(
+          { sub: (n: number) => [`${n} cents`], whole: '$', other: '£' },
+          { sub: (n: number) => [`${n}p`, `${n} pence`], whole: '£', other: '$' },
+        ),
+        (n, c) => {
+          const whole = `${c.whole}${(n / 100).toFixed(2)}`;
+          for (const sub of c.sub(n)) {
+            expect(verdict(`It costs ${whole}`, `The ticket costs ${sub} this year.`), sub).toBe('supported');
+            expect(verdict(`It costs ${sub}`, `The ticket costs ${whole} this year.`), sub).toBe('supported');
+            expect(
+              verdict(`It costs ${c.whole}${((n + 7) / 100).toFixed(2)}`, `The ticket costs ${sub}.`),
+            ).toBe('flagged');
+            expect(verdict(`It costs ${c.other}${(n / 100).toFixed(2)}`, `The ticket costs ${sub}.`)).toBe(
+              'flagged',
+            );
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('"a in b" is the per cent it is; its numbers are not counts; roughly, to the nearest ten per cent', () => {
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 10 }), (a, b) => {
+        fc.pre(a < b);
+        const pct = (100 * a) / b;
+        const text = `A survey found that ${pct.toFixed(1)}% of members attend.`;
+        expect(verdict(`${words[a - 1]} in ${words[b - 1]} members attend`, text)).toBe('supported');
+        expect(verdict(`${a} out of ${b} members attend`, text)).toBe('supported');
+        // A share 15 points or more away is flagged, even said roughly.
+        const far = pct >= 50 ? pct - 15 : pct + 15;
+        const other = `A survey found that ${far.toFixed(1)}% of members attend.`;
+        expect(verdict(`${a} in ${b} members attend`, other)).toBe('flagged');
+        expect(verdict(`Roughly ${a} in ${b} members attend`, other)).toBe('flagged');
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a century or a decade holds the years inside it, and none outside', () => {
+    const ordinal = (n: number) =>
+      `${n}${n === 11 || n === 12 || n === 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+    fc.assert(
+      fc.property(fc.integer({ min: 1500, max: 2025 }), (year) => {
+        const century = Math.floor((year - 1) / 100) + 1;
+        const decade = year - (year % 10);
+        const text = `The building was completed in ${year} after a long delay.`;
+        expect(verdict(`It was completed in the ${ordinal(century)} century`, text)).toBe('supported');
+        expect(verdict(`It was completed in the ${decade}s`, text)).toBe('supported');
+        expect(verdict(`It was completed in the ${ordinal(century - 1)} century`, text)).not.toBe(
+          'supported',
+        );
+        expect(verdict(`It was completed in the ${decade + 10}s`, text)).not.toBe('supported');
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -35,6 +35,9 @@ export interface Derived {
 export const FALL =
   /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below)\b/i;
 const NEGATIVE_KEY = /:-\d/;
+/** A figure's key (as written, bare, or with its unit), positive: its value is after the last colon. */
+const FIGURE_KEY = /^(?:n|b|u|w|wb|wu):.*:?\d[\d.,]*$/;
+const negated = (key: string) => key.replace(/:(?=[\d.,]+$)/, ':-');
 
 /** At most this many figures of a sentence are paired (a table row run together is not prose). */
 const MAX_FIGURES = 12;
@@ -52,21 +55,24 @@ export function deriveFigures(text: string): Derived {
   for (const paragraph of prose.split(/\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)/))
     for (const sentence of sourceSentences(paragraph.replace(/\s+/g, ' '))) {
       if (!/\d/.test(sentence)) continue;
-      if (FALL.test(sentence))
-        for (const fact of readFacts(sentence, { flexibleSign: true }))
-          for (const k of fact.gives) if (NEGATIVE_KEY.test(k)) falls.add(k);
+      const fell = FALL.test(sentence);
+      const facts = readFacts(sentence);
+      // Its figures negated (not temperatures, whose sign is their own): what flexibleSign reads, from
+      // the facts already read.
+      if (fell)
+        for (const fact of facts)
+          for (const k of fact.gives) if (FIGURE_KEY.test(k) && !k.includes(':deg')) falls.add(negated(k));
       const counts: number[] = [];
       const pcts: number[] = [];
       const ppts: number[] = [];
       const byDim = new Map<string, number[]>();
-      for (const fact of readFacts(sentence))
+      for (const fact of facts)
         for (const n of fact.near ?? []) {
           if (n.asked) continue;
           if (n.dim === 'b' && n.value > 0) counts.push(n.value);
           else if (n.dim === 'pct' && n.cls === 'pct') pcts.push(n.value);
           else if (n.dim === 'pp' && n.cls === 'pp') ppts.push(n.value);
-          if (n.dim !== 'n' && n.dim !== 'pct' && n.dim !== 'pp')
-            byDim.set(n.dim, [...(byDim.get(n.dim) ?? []), n.value]);
+          if (n.dim !== 'n' && n.dim !== 'pct' && n.dim !== 'pp') add(byDim, n.dim, n.value);
         }
       // A share needs a part and its whole: "1,800 of the 2,400", "of the 2,400 asked, 1,800" — not
       // "grew from 8,000 to 10,000", which is no share of anything.
@@ -83,7 +89,7 @@ export function deriveFigures(text: string): Derived {
           add(changes, dim, b - a);
           ratios.push(b / a, a / b);
           // In per cent of where it started: the smaller when it rose, the larger when it fell.
-          changesPct.push((100 * (b - a)) / (FALL.test(sentence) ? b : a));
+          changesPct.push((100 * (b - a)) / (fell ? b : a));
         });
       }
     }

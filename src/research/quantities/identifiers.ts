@@ -94,14 +94,28 @@ const ALIASES: Record<string, string> = {
 /** The token an identifier is compared as: case, spaces and hyphens between its parts do not matter. */
 export function identifierKey(head: string, number: string): string {
   const h = head.toLowerCase().replace(/[\s.]+/g, '');
-  return `id:${ALIASES[h] ?? h}${number.toLowerCase()}`;
+  // "A320s", "787-9s": the plural of a model is the model.
+  return `id:${ALIASES[h] ?? h}${number.replace(/(?<=\d)s$/, '').toLowerCase()}`;
 }
+
+/**
+ * An identifier's fact: its key, the key under a joint name's first head too ("ISO/IEC 27001" is "ISO
+ * 27001"), and (given only) the numbers of a hyphenated model number, so that an answer naming the model
+ * without its maker ("the 787-9", read as two numbers) holds. "RFC 2" gives no 2: it is not two RFCs.
+ */
+function identifier(raw: string, keys: string[], number: string): Fact {
+  const numbers = /\d-\d/.test(number) ? (number.match(/\d+/g) ?? []).map((n) => `n:${Number(n)}`) : [];
+  return keyed('identifier', raw, [...keys, ...numbers], keys);
+}
+const JOINT_BEFORE = /([A-Z]{2,5})\/$/;
 
 /** Reads identifiers; returns the facts and the text with those spans blanked. */
 export function readIdentifiers(input: string): { facts: Fact[]; text: string } {
   const named = readAll(input, NAMED, (m) => {
-    const key = identifierKey(m[1]!, m[2]!);
-    return [keyed('identifier', m[0], [key], [key])];
+    const keys = [identifierKey(m[1]!, m[2]!)];
+    const joint = JOINT_BEFORE.exec(input.slice(Math.max(0, m.index - 6), m.index));
+    if (joint) keys.push(identifierKey(joint[1]!, m[2]!));
+    return [identifier(m[0], keys, m[2]!)];
   });
   const codes = readAll(named.text, CODE, (m) => {
     const [, letters, , digits] = m;
@@ -109,8 +123,7 @@ export function readIdentifiers(input: string): { facts: Fact[]; text: string } 
     // Lower case before a hyphen is a word's prefix ("pre-2020", "top-10"); one lower-case letter is a
     // factor or a symbol ("x2"): both are left to the number reader.
     if (letters === letters!.toLowerCase() && (m[2] || letters!.length === 1)) return undefined;
-    const key = identifierKey(letters!, digits!);
-    return [keyed('identifier', m[0], [key], [key])];
+    return [identifier(m[0], [identifierKey(letters!, digits!)], digits!)];
   });
   return { facts: [...named.facts, ...codes.facts], text: codes.text };
 }

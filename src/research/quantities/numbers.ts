@@ -204,6 +204,8 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const euroAfter = after === '€';
     const digits = readDigits(g.int!, g.sep, g.dec, euroAfter || o.comma);
     if (!digits) continue;
+    // "95p" is pence, and "1080p" is not: both readings (the pence also in pounds, below).
+    const pence = unitText?.trim() === 'p' ? unitOf(undefined, 'pence') : undefined;
     let unit = unitOf(g.cur, unitText);
     // A year takes no symbol the table does not know ("in 2024 EU rules", "the 1990s").
     if (
@@ -240,7 +242,8 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     // "800 pounds" is money or weight.
     if (unit?.cls === 'cur:GBP' && /^\s+pounds?$/i.test(unitText ?? ''))
       readings.push({ ...readings[0]!, unit: unitOf(undefined, 'lb') });
-    const whole = currencyOfSubunit(unit);
+    if (pence) readings.push({ ...readings[0]!, unit: pence });
+    const whole = currencyOfSubunit(pence ?? unit);
     if (whole) {
       const r = readings[0]!;
       readings.push({ ...r, value: r.value / 100, unit: whole, step: (r.step ?? 1) / 100 });
@@ -274,6 +277,11 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
  */
 const unitBefore = (p: Parsed) => /\p{N}$/u.test(p.raw);
 
+/** Not "in 2000 to 1.8 million": a year, or an end that the other's scale would put far from it. */
+const lendsScale = (p: Parsed, next: Parsed) =>
+  !YEAR_LIKE.test(p.raw) &&
+  p.readings.every((r) => Math.abs(r.value * next.scale) <= 100 * Math.abs(next.readings[0]?.value ?? 0));
+
 function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   for (let i = 0; i < parsed.length; i++) {
@@ -288,11 +296,7 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     const ranged = next && RANGE_BETWEEN.test(between);
     const keep = (borrowed: Reading[]) =>
       RANGE_STRICT.test(between) ? borrowed : [...readings, ...borrowed];
-    // Not "in 2000 to 1.8 million": a year, or an end that the other's scale would put far from it.
-    const lends = (n: Parsed) =>
-      !YEAR_LIKE.test(p.raw) &&
-      p.readings.every((r) => Math.abs(r.value * n.scale) <= 100 * Math.abs(n.readings[0]?.value ?? 0));
-    if (ranged && p.plain && !next.plain && lends(next))
+    if (ranged && p.plain && !next.plain && lendsScale(p, next))
       readings = keep(
         p.readings.map((r) => ({
           ...r,
@@ -343,7 +347,13 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     // Only a rate per a unit the table knows is strict: "per and" may be no rate at all.
     if (!/\/w:/.test(p.readings[0]!.unit?.cls ?? ''))
       facts.push({ ...fact, needs, rate: true, alone: alone.gives, aloneNear: alone.near });
-    else facts.push({ ...fact, gives: [...fact.gives, ...alone.gives], needs });
+    else
+      facts.push({
+        ...fact,
+        gives: [...fact.gives, ...alone.gives],
+        needs,
+        near: [...(fact.near ?? []), ...(alone.near ?? [])],
+      });
   }
   if (parsed.length === 0) return { facts, text };
   const parts: string[] = [];

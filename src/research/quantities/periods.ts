@@ -19,8 +19,9 @@ const ORDINAL: Record<string, number> = {
 };
 const QUARTER = new RegExp(`(?:Q([1-4])|([1-4])Q(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
 const HALF = new RegExp(`(?:H([12])|([12])H(?=\\s?'?\\d{2}))(?:\\s?${YR})?(?![\\p{L}\\p{N}])`, 'gu');
-const IN_WORDS = /(first|second|third|fourth|1st|2nd|3rd|4th)\s+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/iy;
-const ORDINAL_BEFORE = /(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+$/i;
+const IN_WORDS =
+  /(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(quarter|half)\b(?:\s+of)?(?:\s+(\d{4}))?/iy;
+const ORDINAL_BEFORE = /(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+$/i;
 const MID = /(?:[Mm]id-?\s?|(?:the\s+)?middle\s+of\s+)(\d{4})(?!\d)/g;
 
 const PRODUCT =

@@ -1,4 +1,5 @@
 import { readDates } from './dates.js';
+import { readEras } from './eras.js';
 import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
 import { decimalComma, readNumbers, readRatios, readSlashFractions } from './numbers.js';
@@ -37,10 +38,12 @@ export function unreadDigits(rest: string): string[] {
  */
 export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
   // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
-  const whole = undoLayout(writeOutPowers(input)).replace(/(\d)-to-(?=\d)/g, '$1 to ');
+  const laid = undoLayout(writeOutPowers(input));
+  const whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
   const periodWords = readPeriodWords(whole);
-  const shares = readShares(periodWords.text);
-  const words = { facts: [...periodWords.facts, ...shares.facts], text: shares.text };
+  const eras = readEras(periodWords.text);
+  const shares = readShares(eras.text);
+  const words = { facts: [...periodWords.facts, ...eras.facts, ...shares.facts], text: shares.text };
   const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);
   const dates = readDates(text);

@@ -229,7 +229,7 @@ const TWO_LETTER_WORDS =
  * dBm), kept as written.
  * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
  */
-export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVNp](?![\p{L}\p{N}'’.-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
 
 /**
  * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source
@@ -311,8 +311,9 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   // An approximate figure's reach either side: its rounding, and on a bound's open side up to a share.
   const rounding = approx ? Math.max(step / 2, Math.min(significantStep(value) / 2, size * APPROX_SHARE)) : 0;
   const open = Math.max(rounding, size * APPROX_SHARE);
-  const below = approx === 'under' ? open : approx === 'over' ? step / 2 : rounding;
-  const above = approx === 'over' ? open : approx === 'under' ? step / 2 : rounding;
+  // A bound holds nothing past it: "more than 2 km" is not 1,987 m, "just under 60%" not 60.2%.
+  const below = approx === 'under' ? open : approx === 'over' ? 0 : rounding;
+  const above = approx === 'over' ? open : approx === 'under' ? 0 : rounding;
   const near = (dim: string, v: number, factor = 1, asked?: true): Near => ({
     dim,
     value: v,

@@ -96,6 +96,7 @@ export function readNumberWords(input: string): Fact[] {
   if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
     text = readFractions(text, facts);
   if (/\bhalf\s/i.test(text)) halfOf(text, facts);
+  if (MULTIPLIER_STEMS.some((w) => text.includes(w))) multiplied(text, facts);
   oneUnit(text, facts);
   let run: { word: string; start: number; end: number }[] = [];
   const flush = () => {
@@ -203,7 +204,7 @@ function readFractions(input: string, facts: Fact[]): string {
         ? [{ value, unit, step: 0.01, approx }]
         : [
             { value, step: 0.001, approx },
-            { value: value * 100, unit: FRACTION_PERCENT, step: 1, approx },
+            { value: value * 100, unit: FRACTION_PERCENT, step: approx ? 10 : 1, approx },
           ];
       facts.push(quantity(raw, readings));
       return ' '.repeat(raw.length);
@@ -232,6 +233,20 @@ function halfOf(text: string, facts: Fact[]): void {
     facts.push({ ...quantity(m[0], [{ value: 50, unit: FRACTION_PERCENT }]), weak: true });
 }
 
+// Looked for with includes(): a regular expression's alternation scans a long source many times slower.
+const MULTIPLIER_STEMS = ['oubl', 'ripl', 'rebl', 'uadrupl', 'alv', 'wice'];
+const MULTIPLIED =
+  /\b(?:(doubl)(?:ed|es|ing)|(tripl|trebl)(?:ed|es|ing)|(quadrupl)(?:ed|es|ing)|(halv)(?:ed|es|ing)|(twice)(?=\s+(?:as|the)\b))\b/gi;
+
+/** "doubled", "tripled", "halved", "twice as many": a ratio, on the scale of "three times" and "2.5-fold". */
+function multiplied(text: string, facts: Fact[]): void {
+  const times = unitOf(undefined, 'times');
+  for (const m of text.matchAll(MULTIPLIED)) {
+    const value = m[1] || m[5] ? 2 : m[2] ? 3 : m[3] ? 4 : 0.5;
+    facts.push(quantity(m[0], [{ value, unit: times }]));
+  }
+}
+
 /**
  * Shares in words ("one in four", "3 out of 10", "fewer than three in five") as the per cent they are,
  * given and checked as that, with the words before them making them approximate; returns the text with
@@ -244,7 +259,10 @@ export function readShares(text: string): { facts: Fact[]; text: string } {
     const [a, b] = [count(x), count(y)];
     if (!(a > 0 && b > a) || /^(?:1[5-9]|20)\d\d$/.test(y)) return raw;
     const approx = approximation(text.slice(Math.max(0, at - 24), at));
-    facts.push(quantity(raw, [{ value: (100 * a) / b, unit: FRACTION_PERCENT, approx }]));
+    // Said roughly, a share in words is to the nearest ten per cent or so ("about one in three": 28–38%).
+    facts.push(
+      quantity(raw, [{ value: (100 * a) / b, unit: FRACTION_PERCENT, approx, step: approx ? 10 : 1 }]),
+    );
     return ' '.repeat(raw.length);
   });
   return { facts, text: out };
