@@ -65,7 +65,7 @@ describe('the grounding case table', () => {
 // elections, …), kept as they were written: what the check gets wrong on them is measured, not tuned
 // away (bench/grounding.mjs lists the cases). Figures that need arithmetic across sentences or outside
 // knowledge (a hazard ratio as a cut, a price per square metre, a journey's time from a timetable) are
-// out of scope and stay false alarms. At this commit: 11 false alarms of 134, 8 misses of 135.
+// out of scope and stay false alarms. At this commit: 9 false alarms of 134, 8 misses of 135.
 describe('the held-out families', () => {
   const heldOut: Family[] = JSON.parse(
     readFileSync(join(ROOT, 'test/fixtures/grounding/held-out.json'), 'utf8'),
@@ -75,7 +75,7 @@ describe('the held-out families', () => {
     const misses = heldOut.flatMap((f) =>
       f.wrong.filter((s) => checkGrounding(s, [{ n: 1, text: f.source }]).unsupported.length === 0),
     );
-    expect(falseAlarms.length).toBeLessThanOrEqual(11);
+    expect(falseAlarms.length).toBeLessThanOrEqual(9);
     expect(misses.length).toBeLessThanOrEqual(9);
   });
 });

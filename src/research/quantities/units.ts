@@ -177,7 +177,7 @@ export const PER_AFTER = String.raw`(?:\s?\/\s?|\s(?:per|a|an|each|every)\s)(?<t
 
 /**
  * A unit per a time or a thing: its class and what it accepts gain the denominator, so "$3 per hour" is
- * not "$3 a day". A measure per a time converts (40 L/min = 2,400 L/h); money per a time does not.
+ * not "$3 a day". A measure per a time converts (40 L/min = 2,400 L/h); money only per a month or year.
  */
 export function rateUnit(unit: Unit | undefined, per: string): Unit {
   const name = per.toLowerCase();
@@ -194,6 +194,10 @@ export function rateUnit(unit: Unit | undefined, per: string): Unit {
     const dim = `${m.dim}/${time.dim}`;
     rate.measure = { dim: PER_TIME_NAMED[dim] ?? dim, factor: m.factor / time.factor };
   }
+  // Money per month converts to money per year (£1,150 a month is £13,800 a year); per hour, day or
+  // week it does not: how many of them a wage or a price is paid for depends on the week.
+  if (time?.dim === 'months' && unit?.cls.startsWith('cur:'))
+    rate.measure = { dim: `${unit.cls}/months`, factor: 1 / time.factor };
   return rate;
 }
 
@@ -331,11 +335,19 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   // approximate answer's with a unit may hold against a bare figure in a source.
   out.push({ dim: 'n', value, cls });
   if (approx) out.push(near('b', value, 1, true));
+  const m = unit.measure;
   if (unit.cls.startsWith('cur:')) {
     for (const a of unit.accepts) out.push(near(a, value));
+    if (m) {
+      const tol = Math.min((step / 2) * m.factor, size * m.factor * CONVERSION_SHARE);
+      out.push(
+        approx
+          ? near(m.dim, value * m.factor, m.factor)
+          : { dim: m.dim, value: value * m.factor, cls, below: tol, above: tol },
+      );
+    }
     return out;
   }
-  const m = unit.measure;
   if (!m) return out;
   // A rate or fee quoted in basis points is that per cent (35 bp is 0.35%): a level, on the per cent scale
   // too; other points stay points (a rise of 2 points is not a rise of 2%).
@@ -346,6 +358,11 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   const base = value * m.factor + (m.offset ?? 0);
   if (approx) {
     out.push(near(m.dim, base, m.factor));
+    // Months and days are apart (30 days is not a month), but said roughly they meet: "about three
+    // months" is 90 days, "some 60 days" two months.
+    if (m.dim === 'months') out.push(near('time', base * MONTH_SECONDS, m.factor * MONTH_SECONDS));
+    else if (m.dim === 'time' && base >= 7 * 86_400)
+      out.push(near('months', base / MONTH_SECONDS, m.factor / MONTH_SECONDS));
     return out;
   }
   // Another unit of the dimension: within half the last digit, at most a share (none for an offset scale).
@@ -355,6 +372,9 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   out.push({ dim: m.dim, value: base, cls, below: tol, above: tol });
   return out;
 }
+
+/** An average month (a Gregorian year's twelfth), in seconds. */
+const MONTH_SECONDS = (365.2425 / 12) * 86_400;
 
 /** The place of a number's last significant digit: 10 for 40, 100 for 1,500, 0.1 for 2.5. */
 function significantStep(value: number): number {
