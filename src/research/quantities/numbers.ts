@@ -1,7 +1,6 @@
-import { digitRuns, type Fact, readAll } from './fact.js';
+import { digitRuns, type Fact } from './fact.js';
 import {
   currencyOfSubunit,
-  FRACTION_PERCENT,
   PER_AFTER,
   quantity,
   type Reading,
