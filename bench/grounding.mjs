@@ -108,6 +108,8 @@ if (old)
 for (const [name, file] of [
   ['later families', 'families.json'],
   ['held-out families', 'held-out.json'],
+  ['held-out families, second set', 'held-out-2.json'],
+  ['held-out families, third set (measured only)', 'held-out-3.json'],
 ]) {
   const families = JSON.parse(readFileSync(join(root, 'test/fixtures/grounding', file), 'utf8'));
   let [r, w, fa, mi, nc] = [0, 0, 0, 0, 0];

@@ -61,21 +61,28 @@ describe('the grounding case table', () => {
   });
 });
 
-// 25 families written by a hand that had not seen the reader (news, earnings, trials, recipes, history,
-// elections, …), kept as they were written: what the check gets wrong on them is measured, not tuned
-// away (bench/grounding.mjs lists the cases). Figures that need arithmetic across sentences or outside
-// knowledge (a hazard ratio as a cut, a price per square metre, a journey's time from a timetable) are
-// out of scope and stay false alarms. At this commit: 9 false alarms of 134, 8 misses of 135.
+// Families written by a hand that had not seen the reader (news, earnings, trials, recipes, history,
+// elections, dosing, race results, tax rules, …), kept as they were written: what the check gets wrong
+// on them is measured, not tuned away (bench/grounding.mjs lists the cases). Figures that need
+// arithmetic across sentences or outside knowledge (a hazard ratio as a cut, a price per square metre, a
+// dose per kilogram, a journey's time from a timetable, a date's distance from another sentence's) are
+// out of scope and stay false alarms. Measured before this round's laws and now: held-out.json 32 → 9
+// false alarms of 134 and 11 → 8 misses of 135; held-out-2.json 51 → 29 of 135 and 4 → 6 of 133.
+// held-out-3.json was only measured, never looked at for a law (20 families, written last): 22 → 9 false
+// alarms of 100, 6 → 5 misses of 100, from the reader before these two rounds to now.
 describe('the held-out families', () => {
-  const heldOut: Family[] = JSON.parse(
-    readFileSync(join(ROOT, 'test/fixtures/grounding/held-out.json'), 'utf8'),
-  );
-  it('raise few false alarms and miss few wrong figures', () => {
-    const falseAlarms = heldOut.flatMap((f) => f.right.filter((s) => flagged(f, s)));
-    const misses = heldOut.flatMap((f) =>
-      f.wrong.filter((s) => checkGrounding(s, [{ n: 1, text: f.source }]).unsupported.length === 0),
-    );
-    expect(falseAlarms.length).toBeLessThanOrEqual(9);
-    expect(misses.length).toBeLessThanOrEqual(9);
-  });
+  for (const [file, alarms, missed] of [
+    ['held-out.json', 9, 9],
+    ['held-out-2.json', 29, 7],
+    ['held-out-3.json', 9, 5],
+  ] as const)
+    it(`${file}: few false alarms and few wrong figures passed`, () => {
+      const heldOut: Family[] = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/grounding', file), 'utf8'));
+      const falseAlarms = heldOut.flatMap((f) => f.right.filter((s) => flagged(f, s)));
+      const misses = heldOut.flatMap((f) =>
+        f.wrong.filter((s) => checkGrounding(s, [{ n: 1, text: f.source }]).unsupported.length === 0),
+      );
+      expect(falseAlarms.length).toBeLessThanOrEqual(alarms);
+      expect(misses.length).toBeLessThanOrEqual(missed);
+    });
 });

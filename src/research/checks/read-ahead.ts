@@ -46,6 +46,10 @@ export function readAheadNow(sources: readonly { text: string }[]): ReadAhead {
 }
 
 function read(ahead: ReadAhead, text: string): void {
-  ahead.grounding.set(text, indexSource(text));
+  const index = indexSource(text);
+  // What its sentences give by working out, which a claim whose figure is not found asks for: worked
+  // out now, while the answer streams, rather than after it.
+  index.derived();
+  ahead.grounding.set(text, index);
   ahead.evidence.set(text, indexSentences(locatedSentences(text)));
 }

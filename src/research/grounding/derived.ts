@@ -14,7 +14,7 @@ import { sourceSentences } from '../text.js';
 export interface Derived {
   /** Per cents, sorted. */
   shares: number[];
-  /** Changes in per cent of two figures of one dimension, sorted: held by a per cent, not by a share. */
+  /** Changes in per cent of two figures of one dimension, sorted ("rose by 50%", "cut by a fifth"). */
   changesPct: number[];
   /** Percentage points, sorted. */
   points: number[];
@@ -33,7 +33,7 @@ export interface Derived {
  * an answer's "fell 5%" restates a source's "-5%", and an answer's "-2.5%" a source's "fell 2.5%".
  */
 export const FALL =
-  /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below)\b/i;
+  /\b(?:fell|fall(?:s|ing)?|drop(?:s|ped)?|declin\w*|decreas\w*|down|lower|loss(?:es)?|lost|shr[aiu]nk\w*|reduc\w*|cut|negative|minus|deficit|below|contract(?:ed|s|ing|ion)|slump\w*|slid(?:e|es)?|plung\w*|tumbl\w*|sank|sink(?:s|ing)?|dipped)\b/i;
 const NEGATIVE_KEY = /:-\d/;
 /** A figure's key (as written, bare, or with its unit), positive: its value is after the last colon. */
 const FIGURE_KEY = /^(?:n|b|u|w|wb|wu):.*:?\d[\d.,]*$/;
@@ -80,11 +80,18 @@ export function deriveFigures(text: string): Derived {
       pairs(pcts, (a, b) => a !== b && points.push(Math.abs(a - b)));
       for (const p of pcts) for (const d of ppts) levels.push(p - d, p + d);
       if (!CHANGE.test(sentence)) continue;
+      // "cut from 10% to 8%" is cut by a fifth: per cents change in per cent too (their difference is
+      // in points, above).
+      pairs(pcts, (a, b) => a > 0 && a < b && changesPct.push((100 * (b - a)) / (fell ? b : a)));
+      // "halved to £500": it was £1,000; "tripled to 9,000": 3,000.
+      const times = byDim.get('times') ?? [];
+      for (const [dim, values] of byDim)
+        if (dim !== 'times') for (const t of times) for (const v of values) add(changes, dim, v / t);
       for (const [dim, values] of byDim) {
+        // A year-like number may be a count (1,820 rhinos): years are paired as both.
         const years = dim === 'b' ? values.filter((v) => YEAR.test(String(v))) : [];
         pairs(years, (a, b) => a < b && add(changes, 'months', 12 * (b - a)));
-        const figures = dim === 'b' ? values.filter((v) => !YEAR.test(String(v))) : values;
-        pairs(figures, (a, b) => {
+        pairs(values, (a, b) => {
           if (a >= b || a <= 0) return;
           add(changes, dim, b - a);
           ratios.push(b / a, a / b);
@@ -108,7 +115,7 @@ export function deriveFigures(text: string): Derived {
 
 /** Words of a sentence that compares or changes figures. */
 const CHANGE =
-  /\b(?:from|than|while|whereas|against|compared|versus|between|rose|rise[sn]?|grew|grow(?:s|n)?|increas\w*|gain\w*|add\w*|up|more|fewer|less|doubl\w*|tripl\w*|trebl\w*|halv\w*)\b/i;
+  /\b(?:from|than|while|whereas|against|compared|versus|between|rose|rise[sn]?|grew|grow(?:s|n)?|increas\w*|gain\w*|add\w*|up|more|fewer|less|doubl\w*|tripl\w*|trebl\w*|halv\w*|beat\w*|improv\w*|ahead|behind|faster|slower|cheaper|higher|larger|bigger|smaller|longer|shorter|widen\w*|narrow\w*)\b/i;
 const YEAR = /^(?:1[5-9]|20)\d\d$/;
 
 function add(map: Map<string, number[]>, key: string, value: number): void {
@@ -131,8 +138,7 @@ export function derivedHolds(fact: Fact, derived: () => Derived): boolean {
     const d = derived();
     if (n.dim === 'pct')
       return (
-        fact.kind === 'percent' &&
-        (within(d.shares, n) || within(d.levels, n) || (n.cls === 'pct' && within(d.changesPct, n)))
+        fact.kind === 'percent' && (within(d.shares, n) || within(d.levels, n) || within(d.changesPct, n))
       );
     if (n.dim === 'pp') return fact.kind === 'percent' && within(d.points, n);
     if (n.dim === 'times') return within(d.ratios, n);

@@ -1,5 +1,6 @@
 import { digitRuns, type Fact } from './fact.js';
 import {
+  ADVERB_TIME,
   currencyOfSubunit,
   PER_AFTER,
   quantity,
@@ -200,14 +201,13 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     if (unit?.cls === 'cur:GBP' && /^\s+pounds?$/i.test(unitText ?? ''))
       readings.push({ ...readings[0]!, unit: unitOf(undefined, 'lb') });
     if (pence) readings.push({ ...readings[0]!, unit: pence });
-    const whole = currencyOfSubunit(pence ?? unit);
-    if (whole) {
+    for (const whole of currencyOfSubunit(pence ?? unit)) {
       const r = readings[0]!;
       readings.push({ ...r, value: r.value / 100, unit: whole, step: (r.step ?? 1) / 100 });
     }
     const alone = per ? readings : undefined;
     if (per) {
-      const to = (per.groups!.time ?? per.groups!.word)!;
+      const to = (per.groups!.time ?? ADVERB_TIME[per.groups!.adverb ?? ''] ?? per.groups!.word)!;
       readings = readings.map((r) => ({ ...r, unit: rateUnit(r.unit, to) }));
     }
     parsed.push({
@@ -286,10 +286,22 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
       readings = [...unsigned];
       for (const r of unsigned) if (r.value > 0) readings.push({ ...r, value: -r.value });
     }
-    // "2 hours 30 minutes", "1 h 30 min", "5 ft 10 in": one quantity, in the smaller unit.
-    const joined = next && compound(p, next, text.slice(p.end, next.start));
+    // "2 hours 30 minutes", "1 h 30 min", "5 ft 10 in", "83 hours 38 minutes and 56 seconds": one
+    // quantity, in the smallest unit.
+    let joined = next && compound(p, next, text.slice(p.end, next.start));
     if (joined) {
-      facts.push(quantity(text.slice(p.start, next.end), [joined]));
+      let last = next!;
+      for (let k = parsed[i + 2]; k; k = parsed[i + 2]) {
+        const more = compound(
+          { ...last, readings: [joined], unit: joined.unit },
+          k,
+          text.slice(last.end, k.start),
+        );
+        if (!more) break;
+        [joined, last] = [more, k];
+        i++;
+      }
+      facts.push(quantity(text.slice(p.start, last.end), [joined]));
       i++;
       continue;
     }

@@ -1,7 +1,8 @@
 import { type Fact, readAll } from './fact.js';
-import { FRACTION_PERCENT, quantity, type Reading } from './units.js';
+import { FRACTION_PERCENT, quantity, type Reading, unitOf } from './units.js';
 
-// Two numbers read as one figure: a fraction in digits ("3/4") and a ratio or score ("20:1").
+// Numbers read as one figure: a fraction in digits ("3/4"), a ratio or score ("20:1"), and a time
+// taken written h:mm:ss ("2:01:09").
 
 const SLASH = /(\d{1,3})\s?\/\s?(\d{1,3})(?![\d/.,]\d|\d)/g;
 
@@ -42,5 +43,26 @@ export function readRatios(text: string): { facts: Fact[]; text: string } {
       return [{ kind: 'number', raw: m[0], gives: [key, ...a.gives, ...b.gives], needs: [key] }];
     },
     /[\d:.,\p{L}]/u,
+  );
+}
+
+const HMS = /(\d{1,3}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?![\d:]|[.,]\d)/g;
+
+/**
+ * "2:01:09", a race's or a journey's time: hours, minutes and seconds, a duration in seconds (so that
+ * "2 h 1 min 9 s" and a difference of two such times in seconds hold), and as written. Read before
+ * clock times, which have two parts.
+ */
+export function readDurations(text: string): { facts: Fact[]; text: string } {
+  if (!/:\d\d:/.test(text)) return { facts: [], text };
+  return readAll(
+    text,
+    HMS,
+    (m) => {
+      const seconds = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(`0.${m[4] ?? 0}`);
+      const step = m[4] ? 10 ** -m[4].length : 1;
+      return [quantity(m[0], [{ value: seconds, unit: unitOf(undefined, 's'), step }], [], [`w:${m[0]}`])];
+    },
+    /[\d:.,]/,
   );
 }

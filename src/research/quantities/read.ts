@@ -3,7 +3,7 @@ import { readEras } from './eras.js';
 import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
 import { decimalComma, readNumbers } from './numbers.js';
-import { readRatios, readSlashFractions } from './pairs.js';
+import { readDurations, readRatios, readSlashFractions } from './pairs.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { writeOutPowers } from './scientific.js';
 import { readNumberWords, readShares } from './words.js';
@@ -40,14 +40,18 @@ export function unreadDigits(rest: string): string[] {
 export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
   // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   const laid = undoLayout(writeOutPowers(input));
-  const whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
+  let whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
+  // "37 and a half years", "2 and a quarter hours": the figure with its fraction.
+  if (whole.includes(' and a '))
+    whole = whole.replace(AND_A_FRACTION, (_, n: string, f: string) => FRACTION_DIGITS[f]!(n));
   const periodWords = readPeriodWords(whole);
   const eras = readEras(periodWords.text);
   const shares = readShares(eras.text);
   const words = { facts: [...periodWords.facts, ...eras.facts, ...shares.facts], text: shares.text };
   const text = digitWindows(words.text);
   const comma = o.comma ?? decimalComma(text);
-  const dates = readDates(text);
+  const durations = readDurations(text);
+  const dates = readDates(durations.text);
   const periods = readPeriods(dates.text);
   const ids = readIdentifiers(periods.text);
   const slashes = readSlashFractions(ids.text);
@@ -55,6 +59,7 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
   const numbers = readNumbers(ratios.text, { comma, flexibleSign: o.flexibleSign });
   const facts = [
     ...words.facts,
+    ...durations.facts,
     ...dates.facts,
     ...periods.facts,
     ...ids.facts,
@@ -66,6 +71,11 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
   return { facts, rest: numbers.text };
 }
 
+const AND_A_FRACTION = /(?<![\d.,])(\d+) and a (half|quarter)\b/g;
+const FRACTION_DIGITS: Record<string, (n: string) => string> = {
+  half: (n) => `${n}.5`,
+  quarter: (n) => `${n}.25`,
+};
 const TENS_WORD = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
 const BEFORE = 24;
 const AFTER = 40;

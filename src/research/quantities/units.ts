@@ -81,9 +81,9 @@ const CURRENCY_NAMES: Record<string, string> = {
   yen: 'JPY',
 };
 
-/** The currency a hundredth of which a unit is ("87 cents" is also $0.87, "145.9 pence" £1.459). */
-export const currencyOfSubunit = (unit: Unit | undefined): Unit | undefined =>
-  unit?.cls === 'cent' ? currency('$') : unit?.cls === 'pence' ? currency('GBP') : undefined;
+/** The currencies a hundredth of which a unit is ("87 cents" is also $0.87 or €0.87, "145.9 pence" £1.459). */
+export const currencyOfSubunit = (unit: Unit | undefined): Unit[] =>
+  unit?.cls === 'cent' ? [currency('$'), currency('EUR')] : unit?.cls === 'pence' ? [currency('GBP')] : [];
 
 /** The unit named by a currency before the number and/or the words after it, if any. */
 export function unitOf(before: string | undefined, after: string | undefined): Unit | undefined {
@@ -173,7 +173,18 @@ const PER_SHORT: Record<string, string> = { d: 'day', wk: 'week', mo: 'month', y
  * after "per" or "/" a word ("per person", "/kg"), which is compared as written when the table does not
  * know it. "a year ago" and "per the contract" are not rates. One space apart: blanked text is not read across.
  */
-export const PER_AFTER = String.raw`(?:\s?\/\s?|\s(?:per|a|an|each|every)\s)(?<time>${TIME_PER})(?![\p{L}\p{N}])(?!\s+(?:ago|later|earlier|before|after|since|on|from)(?!\p{L}))|(?:\s?\/\s?|\sper\s)(?!(?:the|a|an|this|that|these|those|our|their|its|his|her|my|your|cent|se|per|one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million)(?!\p{L}))(?<word>\p{Ll}[\p{Ll}²³]*)(?![\p{L}\p{N}])`;
+export const PER_AFTER = String.raw`(?:\s?\/\s?|\s(?:per|a|an|each|every)\s)(?<time>${TIME_PER})(?![\p{L}\p{N}])(?!\s+(?:ago|later|earlier|before|after|since|on|from)(?!\p{L}))|(?:\s?\/\s?|\sper\s)(?!(?:the|a|an|this|that|these|those|our|their|its|his|her|my|your|cent|se|per|one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million)(?!\p{L}))(?<word>\p{Ll}[\p{Ll}²³]*)(?![\p{L}\p{N}])|\s(?<adverb>hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually)(?![\p{L}\p{N}])`;
+
+/** "£412.80 annually" is £412.80 a year. */
+export const ADVERB_TIME: Record<string, string> = {
+  hourly: 'hour',
+  daily: 'day',
+  weekly: 'week',
+  fortnightly: 'fortnight',
+  monthly: 'month',
+  yearly: 'year',
+  annually: 'year',
+};
 
 /**
  * A unit per a time or a thing: its class and what it accepts gain the denominator, so "$3 per hour" is
@@ -233,7 +244,7 @@ const TWO_LETTER_WORDS =
  * dBm), kept as written.
  * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
  */
-export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVNp](?![\p{L}\p{N}'’.-])|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?p(?![\p{L}\p{N}'’-]|\.m)|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
 
 /**
  * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source

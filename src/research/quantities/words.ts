@@ -77,7 +77,7 @@ const UNIT_HERE = new RegExp(`^${UNIT_AFTER}`, 'u');
 const AND_A_HALF = /^\s+and\s+a\s+half\b/i;
 const DURATION = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?)';
 const HALF_UNIT = new RegExp(
-  `\\bhalf\\s+(?:an?\\s+)${DURATION}\\b|\\ban?\\s+${DURATION.replace(/s\?/g, '')}\\s+and\\s+a\\s+half\\b`,
+  `\\bhalf\\s+(?:an?\\s+)${DURATION}\\b|\\ban?[\\s-]+${DURATION.replace(/s\?/g, '')}[\\s-]+and[\\s-]+a[\\s-]+half\\b`,
   'gi',
 );
 const HALF_AN = new RegExp(`half\\s+(?:an?\\s+)${DURATION}\\b`, 'gi');
@@ -86,7 +86,7 @@ const HALF_AN = new RegExp(`half\\s+(?:an?\\s+)${DURATION}\\b`, 'gi');
 export function readNumberWords(input: string): Fact[] {
   const facts: Fact[] = [];
   // Without "and a half" only "half an hour" can match: that pattern starts with a word, found fast.
-  const halves = !/half/i.test(input) ? undefined : /and\s+a\s+half/i.test(input) ? HALF_UNIT : HALF_AN;
+  const halves = !/half/i.test(input) ? undefined : /and[\s-]+a[\s-]+half/i.test(input) ? HALF_UNIT : HALF_AN;
   let text = !halves
     ? input
     : input.replace(halves, (raw, half?: string, whole?: string) => {
