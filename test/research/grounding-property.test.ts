@@ -352,3 +352,29 @@ describe('hundredths, shares and eras', () => {
     );
   });
 });
+
+describe('times taken', () => {
+  it('h:mm:ss, hours minutes seconds and the seconds between two such times hold each other', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 1, max: 300 }),
+        (h, m, s, gap) => {
+          const pad = (n: number) => String(n).padStart(2, '0');
+          const clock = (t: number) =>
+            `${Math.floor(t / 3600)}:${pad(Math.floor(t / 60) % 60)}:${pad(t % 60)}`;
+          const t = h * 3600 + m * 60 + s;
+          const text = `She won in ${clock(t)}, beating the record of ${clock(t + gap)} set in 2019.`;
+          expect(verdict(`She won in ${h} h ${m} min ${s} s`, text)).toBe('supported');
+          expect(verdict(`She won in ${h} hours ${m} minutes and ${s} seconds`, text)).toBe('supported');
+          expect(verdict(`She beat the record by ${gap} seconds`, text)).toBe('supported');
+          expect(verdict(`She won in ${clock(t + 3600)}`, text)).toBe('flagged');
+          expect(verdict(`She won in ${h} h ${(m + 7) % 60} min ${s} s`, text)).toBe('flagged');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
