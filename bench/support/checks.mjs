@@ -57,6 +57,13 @@ export async function reference(rev = REFERENCE) {
   }
 }
 
+/** The read-ahead module beside a grounding module: research/checks/ now, research/ before. */
+const aheadOf = (groundingFile) =>
+  [
+    join(dirname(groundingFile), '../checks/read-ahead.js'),
+    join(dirname(groundingFile), '../read-ahead.js'),
+  ].find(existsSync) ?? join(dirname(groundingFile), '../checks/read-ahead.js');
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** CPU milliseconds that `f` takes. */
@@ -117,7 +124,7 @@ if (process.argv[1] === HERE && process.argv[2] === '--ahead') {
   const { answer, sources } = JSON.parse(readFileSync(inputFile, 'utf8'));
   const { checkGrounding } = await import(pathToFileURL(groundingFile).href);
   const { findEvidence } = await import(pathToFileURL(evidenceFile).href);
-  const { readAheadNow } = await import(pathToFileURL(join(dirname(groundingFile), '../read-ahead.js')).href);
+  const { readAheadNow } = await import(pathToFileURL(aheadOf(groundingFile)).href);
   let ahead;
   const readFirst = cpu(() => {
     ahead = readAheadNow(sources);
@@ -172,10 +179,9 @@ if (process.argv[1] === HERE && process.argv[2] === '--ahead') {
     e.push(b);
     both.push(a + b);
   }
-  // A run reads the sources while the answer streams (research/read-ahead.js): that reading, then both
+  // A run reads the sources while the answer streams (research/checks/read-ahead.js): that reading, then both
   // checks given it — what is left once the answer has ended. In a fresh process of its own (below).
-  const aheadFile = join(dirname(groundingFile), '../read-ahead.js');
-  const afterAnswer = existsSync(aheadFile)
+  const afterAnswer = existsSync(aheadOf(groundingFile))
     ? JSON.parse(
         execFileSync(process.execPath, [HERE, '--ahead', groundingFile, evidenceFile, inputFile], {
           encoding: 'utf8',
