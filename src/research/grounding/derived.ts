@@ -129,7 +129,7 @@ function pairs(values: number[], each: (a: number, b: number) => unknown): void 
   for (const a of v) for (const b of v) if (a !== b) each(a, b);
 }
 
-/** Whether a per cent or points figure of an answer is one the source's sentences give by working out. */
+/** Whether a figure of an answer is one the source's sentences give by working out (see Derived). */
 export function derivedHolds(fact: Fact, derived: () => Derived): boolean {
   if (fact.needs.some((k) => NEGATIVE_KEY.test(k) && derived().falls.has(k))) return true;
   if (fact.rate) return false;
@@ -142,7 +142,7 @@ export function derivedHolds(fact: Fact, derived: () => Derived): boolean {
       );
     if (n.dim === 'pp') return fact.kind === 'percent' && within(d.points, n);
     if (n.dim === 'times') return within(d.ratios, n);
-    const list = d.changes.get(n.dim === 'b' ? 'b' : n.dim);
+    const list = d.changes.get(n.dim);
     return list !== undefined && within(list, n);
   });
 }
