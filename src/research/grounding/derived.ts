@@ -76,7 +76,13 @@ export function deriveFigures(text: string): Derived {
         }
       // A share needs a part and its whole: "1,800 of the 2,400", "of the 2,400 asked, 1,800" — not
       // "grew from 8,000 to 10,000", which is no share of anything.
-      if (/\bof\b/i.test(sentence)) pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
+      // So do amounts and measures of one kind: "£9.2m of the £14.6m raised" holds "63%".
+      if (/\bof\b/i.test(sentence)) {
+        pairs(counts, (a, b) => a < b && shares.push((100 * a) / b));
+        for (const [dim, values] of byDim)
+          if (dim !== 'b' && dim !== 'times')
+            pairs(values, (a, b) => a > 0 && a < b && shares.push((100 * a) / b));
+      }
       pairs(pcts, (a, b) => a !== b && points.push(Math.abs(a - b)));
       for (const p of pcts) for (const d of ppts) levels.push(p - d, p + d);
       if (!CHANGE.test(sentence)) continue;

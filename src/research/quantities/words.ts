@@ -89,8 +89,14 @@ export function readNumberWords(input: string): Fact[] {
   const halves = !/half/i.test(input) ? undefined : /and[\s-]+a[\s-]+half/i.test(input) ? HALF_UNIT : HALF_AN;
   let text = !halves
     ? input
-    : input.replace(halves, (raw, half?: string, whole?: string) => {
-        facts.push(quantity(raw, [{ value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole) }]));
+    : input.replace(halves, (raw: string, half: string | undefined, ...rest: unknown[]) => {
+        // HALF_AN has one group, HALF_UNIT two: the match's offset is the first number after them.
+        const whole = typeof rest[0] === 'string' ? rest[0] : undefined;
+        const at = rest.find((a): a is number => typeof a === 'number') ?? 0;
+        // "just over half an hour": the words before make it approximate, as they do a figure in digits.
+        const approx = approximation(input.slice(Math.max(0, at - 24), at));
+        const reading = { value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole), approx };
+        facts.push(quantity(raw, [reading]));
         return ' '.repeat(raw.length);
       });
   if (/half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth/i.test(text))
