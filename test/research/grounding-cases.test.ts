@@ -67,14 +67,14 @@ describe('the grounding case table', () => {
 // arithmetic across sentences or outside knowledge (a hazard ratio as a cut, a price per square metre, a
 // dose per kilogram, a journey's time from a timetable, a date's distance from another sentence's) are
 // out of scope and stay false alarms. Measured before this round's laws and now: held-out.json 32 → 9
-// false alarms of 134 and 11 → 8 misses of 135; held-out-2.json 51 → 28 of 135 and 4 → 6 of 133.
+// false alarms of 134 and 11 → 8 misses of 135; held-out-2.json 51 → 26 of 135 and 4 → 6 of 133.
 // held-out-3.json was measured first (22 → 9 false alarms of 100, 6 → 5 misses, from the reader before
 // these rounds), then laws were drawn from it too: 5 false alarms. held-out-4.json (20 families, written
 // last) was only measured: 11 → 4 false alarms of 100, 1 → 1 miss of 100.
 describe('the held-out families', () => {
   for (const [file, alarms, missed] of [
     ['held-out.json', 9, 9],
-    ['held-out-2.json', 28, 7],
+    ['held-out-2.json', 26, 7],
     ['held-out-3.json', 5, 5],
     ['held-out-4.json', 4, 1],
   ] as const)

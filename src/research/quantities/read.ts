@@ -71,6 +71,7 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
   return { facts, rest: numbers.text };
 }
 
+// Digits only: number words with "and a half" are read with the precision of a half by words.ts.
 const AND_A_FRACTION = /(?<![\d.,])(\d+) and a (half|quarter)\b/g;
 const FRACTION_DIGITS: Record<string, (n: string) => string> = {
   half: (n) => `${n}.5`,

@@ -53,7 +53,9 @@ const DENOMINATORS: Record<string, number> = {
 const FRACTION = new RegExp(
   `\\b(${SMALL.slice(1, 11).join('|')}|an?)[\\s-]+(${Object.keys(DENOMINATORS)
     .sort((a, b) => b.length - a.length)
-    .join('|')})\\b(?!\\s+(?:of\\s+(?:the\\s+)?)?(?:\\d|year|quarter|century))(?:\\s+of\\s+an?\\s+(\\w+))?`,
+    .join(
+      '|',
+    )})\\b(?!\\s+(?:of\\s+(?:the\\s+)?)?(?:\\d|year|quarter|century))(?:\\s+of\\s+an?\\s+(percentage\\s+points?|basis\\s+points?|\\w+))?`,
   'gi',
 );
 const HALF_SCALE = /\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b/gi;
@@ -205,13 +207,17 @@ function readFractions(input: string, facts: Fact[]): string {
       if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
       const value = n / d;
       const approx = approximation(text.slice(Math.max(0, at - 24), at));
-      const unit = of ? unitOf(undefined, ` ${of}`) : undefined;
-      const readings: Reading[] = unit?.measure
-        ? [{ value, unit, step: 0.01, approx }]
-        : [
-            { value, step: 0.001, approx },
-            { value: value * 100, unit: FRACTION_PERCENT, step: approx ? 10 : 1, approx },
-          ];
+      // "a quarter of a million": a scale, not a unit.
+      const scale = of ? WORD_SCALE[of.toLowerCase()] : undefined;
+      const unit = of && !scale ? unitOf(undefined, ` ${of}`) : undefined;
+      const readings: Reading[] = scale
+        ? [{ value: value * scale, step: scale / 100, approx }]
+        : unit?.measure
+          ? [{ value, unit, step: 0.01, approx }]
+          : [
+              { value, step: 0.001, approx },
+              { value: value * 100, unit: FRACTION_PERCENT, step: approx ? 10 : 1, approx },
+            ];
       facts.push(quantity(raw, readings));
       return ' '.repeat(raw.length);
     },
