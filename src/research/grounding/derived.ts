@@ -1,4 +1,5 @@
 import type { Fact, Near } from '../quantities/fact.js';
+import { YEAR_LIKE } from '../quantities/numbers.js';
 import { readFacts } from '../quantities/read.js';
 import { sourceSentences } from '../text.js';
 
@@ -88,21 +89,22 @@ export function deriveFigures(text: string): Derived {
       if (!CHANGE.test(sentence)) continue;
       // "cut from 10% to 8%" is cut by a fifth: per cents change in per cent too (their difference is
       // in points, above).
-      pairs(pcts, (a, b) => a > 0 && a < b && changesPct.push((100 * (b - a)) / (fell ? b : a)));
+      // In per cent of where it started: the smaller when it rose, the larger when it fell.
+      const changePct = (a: number, b: number) => changesPct.push((100 * (b - a)) / (fell ? b : a));
+      pairs(pcts, (a, b) => a > 0 && a < b && changePct(a, b));
       // "halved to £500": it was £1,000; "tripled to 9,000": 3,000.
       const times = byDim.get('times') ?? [];
       for (const [dim, values] of byDim)
         if (dim !== 'times') for (const t of times) for (const v of values) add(changes, dim, v / t);
       for (const [dim, values] of byDim) {
         // A year-like number may be a count (1,820 rhinos): years are paired as both.
-        const years = dim === 'b' ? values.filter((v) => YEAR.test(String(v))) : [];
+        const years = dim === 'b' ? values.filter((v) => YEAR_LIKE.test(String(v))) : [];
         pairs(years, (a, b) => a < b && add(changes, 'months', 12 * (b - a)));
         pairs(values, (a, b) => {
           if (a >= b || a <= 0) return;
           add(changes, dim, b - a);
           ratios.push(b / a, a / b);
-          // In per cent of where it started: the smaller when it rose, the larger when it fell.
-          changesPct.push((100 * (b - a)) / (fell ? b : a));
+          changePct(a, b);
         });
       }
     }
@@ -122,7 +124,6 @@ export function deriveFigures(text: string): Derived {
 /** Words of a sentence that compares or changes figures. */
 const CHANGE =
   /\b(?:from|than|while|whereas|against|compared|versus|between|rose|rise[sn]?|grew|grow(?:s|n)?|increas\w*|gain\w*|add\w*|up|more|fewer|less|doubl\w*|tripl\w*|trebl\w*|halv\w*|beat\w*|improv\w*|ahead|behind|faster|slower|cheaper|higher|larger|bigger|smaller|longer|shorter|widen\w*|narrow\w*)\b/i;
-const YEAR = /^(?:1[5-9]|20)\d\d$/;
 
 function add(map: Map<string, number[]>, key: string, value: number): void {
   const list = map.get(key);

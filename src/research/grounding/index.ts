@@ -169,9 +169,10 @@ export function indexSource(source: string): SourceIndex {
 }
 
 /**
- * The keys a source's facts give; a weak figure (a lone ordinal: "per second", "the second quarter") holds
- * the same figure unitless, never one with a unit as a bare number does. A loop of its own: the loop makes a function hot, and the engine then
- * compiles it with all it calls inlined; here that is this small function, not the whole reading.
+ * The keys a source's facts give; a weak figure (a lone ordinal: "per second", "the second quarter")
+ * holds the same figure unitless, never one with a unit as a bare number does. A loop of its own: the
+ * loop makes a function hot, and the engine then compiles it with all it calls inlined; here that is
+ * this small function, not the whole reading.
  */
 function keysOf(facts: Fact[]): Set<string> {
   const keys = new Set<string>();

@@ -15,6 +15,8 @@ const CENTURY = new RegExp(
   String.raw`\b(?:(early|mid|late)[\s-]+)?(?:(\d{1,2})(?:st|nd|rd|th)|(twenty[\s-]first|${ORDINAL_WORDS.join('|')}))[\s-]+century\b`,
   'gi',
 );
+/** The years of a century an early, mid or late one spans. */
+const PARTS: Record<string, [number, number]> = { early: [0, 35], mid: [30, 70], late: [65, 100] };
 const DECADE = /(?<![\p{L}\p{N}\-‐–.,])((?:1[5-9]|20)\d0)s\b/gu;
 
 export function readEras(text: string): { facts: Fact[]; text: string } {
@@ -33,15 +35,8 @@ export function readEras(text: string): { facts: Fact[]; text: string } {
             : ORDINAL_WORDS.indexOf(word!.toLowerCase()) + 1;
         if (n < 1 || n > 21) return raw;
         const start = (n - 1) * 100;
-        const [from, to] =
-          part?.toLowerCase() === 'early'
-            ? [start, start + 35]
-            : part?.toLowerCase() === 'mid'
-              ? [start + 30, start + 70]
-              : part?.toLowerCase() === 'late'
-                ? [start + 65, start + 100]
-                : [start, start + 100];
-        facts.push(era(raw, from, to));
+        const [from, to] = PARTS[part?.toLowerCase() ?? ''] ?? [0, 100];
+        facts.push(era(raw, start + from, start + to));
         return blank(raw);
       },
     )

@@ -119,7 +119,8 @@ const NONE: string[] = [];
 const MINUS_AFTER = /[\p{N}%)]\s?$|\p{L}$/u;
 const RANGE_BETWEEN = /^\s*(?:[-–—]|to|and|or|through)\s*$/;
 const RANGE_STRICT = /^\s*(?:[-–—]|to|through)\s*$/;
-const YEAR_LIKE = /^(?:1[5-9]|20)\d\d$/;
+/** Four digits that may be a year (1500–2099). */
+export const YEAR_LIKE = /^(?:1[5-9]|20)\d\d$/;
 /** A sign in words right before the number: "minus 5 °C", "a negative 3% return". */
 const SIGN_WORD = /(?:^|[^\p{L}])(?:minus|negative)\s+$/iu;
 /** Words that make a figure approximate: it then holds within the rounding it implies. */
@@ -136,6 +137,9 @@ export function approximation(before: string): Reading['approx'] {
   if (!APPROX_BEFORE.test(before)) return undefined;
   return OVER_BEFORE.test(before) ? 'over' : UNDER_BEFORE.test(before) ? 'under' : true;
 }
+
+/** The words before `text[at]` that may make a figure there approximate: the 24 characters before it. */
+export const textBefore = (text: string, at: number): string => text.slice(Math.max(0, at - 24), at);
 
 /** Reads every number in digits; returns the facts and the text with those spans blanked. */
 export function readNumbers(text: string, o: NumberOptions): { facts: Fact[]; text: string } {
@@ -175,7 +179,7 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       unit = undefined;
     const suffix = g.suf?.replace('.', '');
     // A dash after a number is a range (10–20), after a letter a hyphen (COVID-19); else a minus.
-    const before = text.slice(Math.max(0, m.index - 24), m.index);
+    const before = textBefore(text, m.index);
     const negative =
       (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) ||
       g.sign2 ||

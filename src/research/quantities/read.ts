@@ -38,8 +38,8 @@ export function unreadDigits(rest: string): string[] {
  * A claim holding digits no reader took is "not checked" rather than judged on the rest.
  */
 export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
-  // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   const laid = undoLayout(writeOutPowers(input));
+  // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   let whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
   // "37 and a half years", "2 and a quarter hours": the figure with its fraction.
   if (whole.includes(' and a '))

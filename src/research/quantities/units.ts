@@ -346,19 +346,10 @@ function nearOf({ value, unit, step = 1, approx }: Reading): Near[] {
   // approximate answer's with a unit may hold against a bare figure in a source.
   out.push({ dim: 'n', value, cls });
   if (approx) out.push(near('b', value, 1, true));
+  // An amount on each currency scale it is accepted on; money per a month or year also converts as a
+  // measure does, below (see rateUnit).
+  if (unit.cls.startsWith('cur:')) for (const a of unit.accepts) out.push(near(a, value));
   const m = unit.measure;
-  if (unit.cls.startsWith('cur:')) {
-    for (const a of unit.accepts) out.push(near(a, value));
-    if (m) {
-      const tol = Math.min((step / 2) * m.factor, size * m.factor * CONVERSION_SHARE);
-      out.push(
-        approx
-          ? near(m.dim, value * m.factor, m.factor)
-          : { dim: m.dim, value: value * m.factor, cls, below: tol, above: tol },
-      );
-    }
-    return out;
-  }
   if (!m) return out;
   // A rate or fee quoted in basis points is that per cent (35 bp is 0.35%): a level, on the per cent scale
   // too; other points stay points (a rise of 2 points is not a rise of 2%).

@@ -1,5 +1,5 @@
 import type { Fact } from './fact.js';
-import { approximation } from './numbers.js';
+import { approximation, textBefore, YEAR_LIKE } from './numbers.js';
 import { FRACTION_PERCENT, quantity, type Reading, TIME_WORDS, UNIT_AFTER, unitOf } from './units.js';
 
 // Numbers written as words, with what they count: "thirty days", "fifteen percent", "twenty-five",
@@ -96,7 +96,7 @@ export function readNumberWords(input: string): Fact[] {
         const whole = typeof rest[0] === 'string' ? rest[0] : undefined;
         const at = rest.find((a): a is number => typeof a === 'number') ?? 0;
         // "just over half an hour": the words before make it approximate, as they do a figure in digits.
-        const approx = approximation(input.slice(Math.max(0, at - 24), at));
+        const approx = approximation(textBefore(input, at));
         const reading = { value: half ? 0.5 : 1.5, unit: unitOf(undefined, half ?? whole), approx };
         facts.push(quantity(raw, [reading]));
         return ' '.repeat(raw.length);
@@ -126,7 +126,7 @@ export function readNumberWords(input: string): Fact[] {
     const raw = text.slice(first.start, end) + (unitText ?? '');
     const unit = unitOf(undefined, unitText);
     const weak = run.length === 1 && first.word === 'one' && !unit && !half;
-    const before = text.slice(Math.max(0, first.start - 24), first.start);
+    const before = textBefore(text, first.start);
     const sign = SIGN_WORD.test(before) ? -1 : 1;
     const approx = approximation(before);
     const factor = scale ? WORD_SCALE[scale[1]!.toLowerCase()]! : 1;
@@ -206,7 +206,7 @@ function readFractions(input: string, facts: Fact[]): string {
       // "one half" but not "second half"; a plural denominator needs a count above one ("two thirds").
       if (n < 1 || n >= d || (denominator.endsWith('s') && n === 1)) return raw;
       const value = n / d;
-      const approx = approximation(text.slice(Math.max(0, at - 24), at));
+      const approx = approximation(textBefore(text, at));
       // "a quarter of a million": a scale, not a unit.
       const scale = of ? WORD_SCALE[of.toLowerCase()] : undefined;
       const unit = of && !scale ? unitOf(undefined, ` ${of}`) : undefined;
@@ -269,8 +269,8 @@ export function readShares(text: string): { facts: Fact[]; text: string } {
   const facts: Fact[] = [];
   const out = text.replace(SHARE, (raw, x: string, y: string, at: number) => {
     const [a, b] = [count(x), count(y)];
-    if (!(a > 0 && b > a) || /^(?:1[5-9]|20)\d\d$/.test(y)) return raw;
-    const approx = approximation(text.slice(Math.max(0, at - 24), at));
+    if (!(a > 0 && b > a) || YEAR_LIKE.test(y)) return raw;
+    const approx = approximation(textBefore(text, at));
     // Said roughly, a share in words is to the nearest ten per cent or so ("about one in three": 28–38%).
     facts.push(
       quantity(raw, [{ value: (100 * a) / b, unit: FRACTION_PERCENT, approx, step: approx ? 10 : 1 }]),
