@@ -47,7 +47,7 @@ export interface SourceIndex {
   near: Map<string, Near[]>;
   /** The normalised text, padded so that phrases match whole words; made when first asked. */
   phrases: () => string[];
-  /** Shares and differences its sentences give by working out (see derived.ts); made when first asked. */
+  /** What its sentences give by working out (see derived.ts); made when first asked. */
   derived: () => Derived;
 }
 
@@ -161,10 +161,7 @@ export function indexSource(source: string): SourceIndex {
     alone,
     aloneNear: nearOf(facts, (f) => f.aloneNear),
     near: nearOf(facts),
-    phrases: () =>
-      (phrases ??= [...new Set([caretPowers(text).normalize('NFKC'), undoLayout(caretPowers(text))])].map(
-        (t) => ` ${normalisePhrase(t)} `,
-      )),
+    phrases: () => (phrases ??= phrasesOf(caretPowers(text))),
   };
 }
 
@@ -192,6 +189,10 @@ function nearOf(facts: Fact[], of: (f: Fact) => Near[] | undefined = (f) => f.ne
   for (const list of near.values()) list.sort((a, b) => a.value - b.value);
   return near;
 }
+
+/** A source's text as quotations are looked for in it: as written, and with its layout undone. */
+const phrasesOf = (text: string): string[] =>
+  [...new Set([text.normalize('NFKC'), undoLayout(text)])].map((t) => ` ${normalisePhrase(t)} `);
 
 /** Case, punctuation, quote style and spacing do not matter when comparing quotations. */
 function normalisePhrase(text: string): string {
