@@ -1,6 +1,7 @@
 import type { Ora } from 'ora';
 import { sentenceText } from '../report/sentence.js';
 import { type Evidence, unsupportedClaims } from '../research/evidence/index.js';
+import type { NotChecked } from '../research/grounding/index.js';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
 import { timingsLine } from '../research/run/timings.js';
@@ -179,10 +180,19 @@ export function citationSummary(result: ResearchResult): string[] {
 /** Sentences whose numbers or quotes are not in the sources they cite; empty when all are grounded. */
 export function groundingSummary(result: Pick<ResearchResult, 'grounding'>): string[] {
   const g = result.grounding;
-  // A run saved before the count existed has no notChecked: nothing is said of what it did not count.
+  // Runs saved before the entries kept a count; runs before that, nothing.
+  const notChecked: unknown = g.notChecked;
+  const count = Array.isArray(notChecked)
+    ? notChecked.length
+    : typeof notChecked === 'number'
+      ? notChecked
+      : 0;
+  const unread = Array.isArray(notChecked)
+    ? notChecked.flatMap((c: NotChecked) => (c.source ?? []).map((s) => `[${s.n}] "${s.text}"`))
+    : [];
   const unchecked =
-    typeof g.notChecked === 'number' && g.notChecked > 0
-      ? `${g.notChecked} cited claim${g.notChecked === 1 ? '' : 's'} had no figure, date or quotation the grounding check could compare (not checked).`
+    count > 0
+      ? `${count} cited claim${count === 1 ? '' : 's'} had nothing the grounding check could compare, or a figure it could not read (not checked)${unread.length ? `; source text it could not read: ${[...new Set(unread)].slice(0, 5).join(', ')}` : ''}.`
       : undefined;
   if (g.unsupported.length === 0) return unchecked ? [unchecked] : [];
   return [

@@ -87,7 +87,7 @@ function checksOf(run: Obj): RunView['checks'] {
   const g = isObj(run.grounding) ? run.grounding : {};
   const checked = num(g.checked);
   if (checked === undefined) return undefined;
-  const notChecked = num(g.notChecked);
+  const notChecked = Array.isArray(g.notChecked) ? g.notChecked.length : num(g.notChecked);
   return notChecked === undefined ? { checked } : { checked, notChecked };
 }
 

@@ -102,7 +102,7 @@ describe('agent research with a model: reports, deep rounds and history', () => 
     const json = JSON.parse((await runCli(['research', '--json', ...model, QUESTION], { env })).stdout);
     expect(json.grounding).toEqual({
       checked: 1,
-      notChecked: 0,
+      notChecked: [],
       unsupported: [
         { sentence: 'Agents refund up to $250 without approval [1].', cites: [1], missing: ['$250'] },
       ],

@@ -122,7 +122,7 @@ const temperature = fc.integer({ min: 1, max: 40 }).map((c): Case => {
 /** A claim's verdict against one source text. */
 const verdict = (claim: string, text: string) => {
   const g = checkGrounding(`${claim} [1].`, [{ n: 1, text }]);
-  return g.unsupported.length > 0 ? 'flagged' : g.notChecked > 0 ? 'not checked' : 'supported';
+  return g.unsupported.length > 0 ? 'flagged' : g.notChecked.length > 0 ? 'not checked' : 'supported';
 };
 
 /** A phrase said in an answer's sentence against a phrase in a source's. */

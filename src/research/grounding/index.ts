@@ -2,17 +2,20 @@ import { withoutLinkMarkup } from '../../formats/escape.js';
 import { CITE, citedClaims } from '../checks/claims.js';
 import type { Fact, Near } from '../quantities/fact.js';
 import { decimalComma } from '../quantities/numbers.js';
-import { readFacts, readText, undoLayout, unreadDigits } from '../quantities/read.js';
+import { readText, undoLayout, unreadDigits } from '../quantities/read.js';
 import { caretPowers } from '../quantities/scientific.js';
 import { type Derived, derivedHolds, deriveFigures, FALL } from './derived.js';
 import { tableHeaderUnits } from './tables.js';
+import { couldBe, isEnglish, type UnreadFigure, unreadFigures } from './unread.js';
 
 // The grounding check: every number, date, period, version and quoted phrase in a claim that cites
 // sources must be in one of the sources it cites. No model: each cited source is read once into a set of
 // keys (`n:1000`, `u:cur:EUR:1000`, `d:2026-03-01`, …) and its quantities on their dimensions' scales;
 // each fact of the answer is a few set lookups, or a binary search for another unit or a rounding.
 // A claim with nothing the reader can check, or with a figure it cannot read, is "not checked": never
-// passed as supported, never flagged.
+// passed as supported, never flagged. So is a figure missing from its sources while a source holds a
+// figure the reader could not read fully and that could be it (see unread.ts for the law): a flag is
+// raised only where nothing in the cited sources could be the figure.
 
 export interface Unsupported {
   /** The sentence, list item or table row as written (list markers removed), citations included. */
@@ -22,11 +25,25 @@ export interface Unsupported {
   missing: string[];
 }
 
+/** A cited claim the check could not judge, and why. */
+export interface NotChecked {
+  sentence: string;
+  cites: number[];
+  /**
+   * `nothing to compare`: no figure, date or quotation; `unread in the answer`: a figure the check
+   * cannot read (`answer` holds it); `unread in a source`: a figure missing from the sources while a
+   * source holds text the check could not read that could be it (`source` holds that text).
+   */
+  reason: 'nothing to compare' | 'unread in the answer' | 'unread in a source';
+  answer?: string[];
+  source?: { n: number; text: string }[];
+}
+
 export interface Grounding {
   /** Cited sentences, list items and table rows whose every figure, date and quotation was compared. */
   checked: number;
-  /** Cited claims with nothing the check can compare, or with a figure it could not read. */
-  notChecked: number;
+  /** Cited claims with nothing the check can compare, or with a figure it or a cited source's reader could not read. */
+  notChecked: NotChecked[];
   /** Claims with something no cited source holds (counted in `checked`). */
   unsupported: Unsupported[];
 }
@@ -49,6 +66,8 @@ export interface SourceIndex {
   phrases: () => string[];
   /** What its sentences give by working out (see derived.ts); made when first asked. */
   derived: () => Derived;
+  /** Its figures the reader could not read fully (see unread.ts); found when first asked. */
+  unread: () => UnreadFigure[];
 }
 
 /** `ahead`: sources already read (by text), e.g. while the answer was being written. */
@@ -71,14 +90,16 @@ export function checkGrounding(
   const comma = decimalComma(answer.normalize('NFKC'));
 
   let checked = 0;
-  let notChecked = 0;
+  const notChecked: NotChecked[] = [];
   const unsupported: Unsupported[] = [];
   for (const claim of citedClaims(answer)) {
     // Citations that name no source are the citation check's to report; those cites have no text here.
-    const cited = claim.cites.filter((n) => texts.has(n)).map(indexOf);
+    const citedNumbers = claim.cites.filter((n) => texts.has(n));
+    const cited = citedNumbers.map(indexOf);
     if (cited.length === 0) continue;
     const { facts, unread } = answerFacts(claim.text, comma);
     const missing = new Set<string>();
+    const unreadSource = new Map<string, { n: number; text: string }>();
     for (const fact of facts) {
       const found =
         fact.kind === 'phrase'
@@ -89,12 +110,27 @@ export function checkGrounding(
                 nearIn(s.near, fact.near) ||
                 (!fact.rate && nearIn(s.aloneNear, fact.near)),
             ) || cited.some((s) => derivedHolds(fact, s.derived));
-      if (!found) missing.add(fact.raw);
+      if (found) continue;
+      const could =
+        fact.kind === 'phrase'
+          ? []
+          : cited.flatMap((s, i) =>
+              s
+                .unread()
+                .filter((u) => couldBe(fact, u))
+                .map((u) => ({ n: citedNumbers[i]!, text: u.text })),
+            );
+      if (could.length === 0) missing.add(fact.raw);
+      for (const c of could) unreadSource.set(`${c.n}:${c.text}`, c);
     }
+    const base = { sentence: claim.text, cites: claim.cites };
     if (missing.size > 0) {
       checked++;
-      unsupported.push({ sentence: claim.text, cites: claim.cites, missing: [...missing] });
-    } else if (facts.length === 0 || unread.length > 0) notChecked++;
+      unsupported.push({ ...base, missing: [...missing] });
+    } else if (facts.length === 0) notChecked.push({ ...base, reason: 'nothing to compare' });
+    else if (unread.length > 0) notChecked.push({ ...base, reason: 'unread in the answer', answer: unread });
+    else if (unreadSource.size > 0)
+      notChecked.push({ ...base, reason: 'unread in a source', source: [...unreadSource.values()] });
     else checked++;
   }
   return { checked, notChecked, unsupported };
@@ -149,12 +185,14 @@ export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; 
 export function indexSource(source: string): SourceIndex {
   // Link addresses and footnote marks of converted HTML and Word text are neither words nor figures.
   const text = withoutLinkMarkup(source);
-  const facts = readFacts(text);
+  const english = isEnglish(text);
+  const { facts, rest, windows } = readText(text, { english });
   for (const f of tableHeaderUnits(text)) facts.push(f);
   const keys = keysOf(facts);
   const alone = new Set(facts.flatMap((f) => f.alone ?? []));
   let phrases: string[] | undefined;
   let derived: Derived | undefined;
+  let unread: UnreadFigure[] | undefined;
   return {
     derived: () => (derived ??= deriveFigures(text)),
     keys,
@@ -162,6 +200,7 @@ export function indexSource(source: string): SourceIndex {
     aloneNear: nearOf(facts, (f) => f.aloneNear),
     near: nearOf(facts),
     phrases: () => (phrases ??= phrasesOf(caretPowers(text))),
+    unread: () => (unread ??= unreadFigures(windows, rest, english)),
   };
 }
 

@@ -1,6 +1,8 @@
+import { currencyAt, scaleAt } from './cldr.js';
 import { digitRuns, type Fact } from './fact.js';
 import {
   ADVERB_TIME,
+  currency,
   currencyOfSubunit,
   PER_AFTER,
   quantity,
@@ -20,10 +22,15 @@ import {
  * `3.75`) are counted, and the majority decides. With no evidence, the decimal point.
  */
 export function decimalComma(text: string): boolean {
+  return decimalConvention(text) === 'comma';
+}
+
+/** decimalComma's judgement, undefined where the text gives no evidence either way. */
+export function decimalConvention(text: string): 'comma' | 'point' | undefined {
   const comma = count(text, /\d\.\d{3},\d|(?<![\d.,])\d+,\d{1,2}(?![\d,])|\d\.\d{3}\.\d{3}(?!\d)|\d\s?€/g);
-  if (comma === 0) return false;
   const point = count(text, /\d,\d{3}\.\d|(?<![\d.,])\d+\.\d{1,2}(?![\d.])|\d,\d{3},\d{3}(?!\d)|[$£]\s?\d/g);
-  return comma > point;
+  if (comma === 0) return point === 0 ? undefined : 'point';
+  return comma > point ? 'comma' : 'point';
 }
 
 const count = (text: string, re: RegExp): number => {
@@ -32,7 +39,7 @@ const count = (text: string, re: RegExp): number => {
   return n;
 };
 
-const CUR_BEFORE = String.raw`(?:(?:US|CA|AU|NZ|HK|C|A|S)?\$|[€£¥₹]|(?<!\p{L})(?:USD|EUR|GBP|CAD|AUD|NZD|HKD|SGD|JPY|CHF|INR|Rs\.?|S?Fr\.)\s?)`;
+const CUR_BEFORE = String.raw`(?:(?:(?<!\p{L})\p{Lu}{1,2})?[$¥£]|[€₹]|(?<!\p{L})(?:USD|EUR|GBP|CAD|AUD|NZD|HKD|SGD|JPY|CHF|INR|Rs\.?|S?Fr\.)\s?)`;
 const GROUPED = String.raw`\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?<sep>[,.'’ ])\d{3}(?:\k<sep>\d{3})*`;
 const SCALE = String.raw`(?:(?<suf>k|K|M|B|bn|mn|m|b|Mio\.?|Mrd\.?|Tsd\.?)(?![\p{L}\p{N}])|\s+(?<word>hundred|thousand|million|billion|trillion|lakh|crore)s?(?!\p{L}))`;
 const NUMBER = new RegExp(
@@ -93,6 +100,10 @@ const SCALES: Record<string, number> = {
   crore: 1e7,
 };
 
+/** Whether the reader takes a word after a figure as its scale (`m`, `bn`, `Mio.`, `billion`). */
+export const readsAsScale = (word: string): boolean =>
+  word.replace(/\.$/, '') in SCALES || word.replace(/s$/, '') in SCALES;
+
 export interface Parsed {
   start: number;
   end: number;
@@ -111,6 +122,10 @@ export interface Parsed {
 export interface NumberOptions {
   /** Decimal comma convention of the whole text. */
   comma: boolean;
+  /** The text gives no evidence of its convention: a figure the two read differently (`1.000`) is left unread. */
+  undecided?: boolean;
+  /** False for a text not in English: a scale word languages disagree on (`bn`) is then left unread. */
+  english?: boolean;
   /** The sentence says a figure fell: an unsigned number may stand for a negative one (not temperatures). */
   flexibleSign?: boolean;
 }
@@ -152,9 +167,26 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
   const parsed: Parsed[] = [];
   for (const m of numberMatches(text)) {
     const g = m.groups!;
-    UNIT_HERE.lastIndex = m.index + m[0].length;
-    const unitText = UNIT_HERE.exec(text)?.[0];
-    let end = m.index + m[0].length + (unitText?.length ?? 0);
+    // A scale or currency in the words of another language, from CLDR: `3,2 Mrd. €`, `2 milliards d'euros`.
+    let at = m.index + m[0].length;
+    const world = g.suf || g.word ? undefined : scaleAt(text, at);
+    // A scale word languages disagree on (bn, tn) is read as English reads it in English text; any
+    // other leaves the figure unread rather than read at its face value.
+    // In English, a unit the reader knows by that symbol (`500 m`) is read as that unit.
+    if (world && world.value === undefined) {
+      const written = text.slice(at, at + world.length).trim();
+      UNIT_HERE.lastIndex = at;
+      if (o.english === false) continue;
+      if (readsAsScale(written) && written.length > 1)
+        world.value = SCALES[written.replace(/\.$/, '')] ?? SCALES[written.replace(/s$/, '')];
+      else if (!UNIT_HERE.test(text)) continue;
+    }
+    if (world?.value) at += world.length;
+    UNIT_HERE.lastIndex = at;
+    let unitText = UNIT_HERE.exec(text)?.[0];
+    const worldCurrency = unitText || g.cur ? undefined : currencyAt(text, at);
+    if (worldCurrency?.value) unitText = text.slice(at, at + worldCurrency.length);
+    let end = at + (unitText?.length ?? 0);
     PER_HERE.lastIndex = end;
     let per = PER_HERE.exec(text);
     if (!per && unitText?.startsWith('-')) {
@@ -165,10 +197,10 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const after = unitText?.trim();
     const euroAfter = after === '€';
     const digits = readDigits(g.int!, g.sep, g.dec, euroAfter || o.comma);
-    if (!digits) continue;
+    if (!digits || (digits.ambiguous && o.undecided && !euroAfter)) continue;
     // "95p" is pence, and "1080p" is not: both readings (the pence also in pounds, below).
     const pence = unitText?.trim() === 'p' ? unitOf(undefined, 'pence') : undefined;
-    let unit = unitOf(g.cur, unitText);
+    let unit = worldCurrency?.value ? currency(worldCurrency.value) : unitOf(g.cur, unitText);
     // A year takes no symbol the table does not know ("in 2024 EU rules", "the 1990s").
     if (
       unit &&
@@ -198,7 +230,7 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     } else if (suffix === 'b' && !g.cur) {
       readings = [{ value, unit, step: 10 ** -places, approx }];
     } else {
-      scale = SCALES[suffix ?? g.word ?? ''] ?? 1;
+      scale = SCALES[suffix ?? g.word ?? ''] ?? world?.value ?? 1;
       readings = [{ value: value * scale, unit, step: 10 ** -places * scale, approx }];
     }
     // "800 pounds" is money or weight.

@@ -2,7 +2,7 @@ import { readDates } from './dates.js';
 import { readEras } from './eras.js';
 import { digitRuns, type Fact } from './fact.js';
 import { readIdentifiers } from './identifiers.js';
-import { decimalComma, readNumbers } from './numbers.js';
+import { decimalConvention, readNumbers } from './numbers.js';
 import { readDurations, readRatios, readSlashFractions } from './pairs.js';
 import { readPeriods, readPeriodWords } from './periods.js';
 import { writeOutPowers } from './scientific.js';
@@ -16,6 +16,11 @@ import { readNumberWords, readShares } from './words.js';
 export interface ReadOptions {
   /** The text's decimal convention; judged from this text when not given. */
   comma?: boolean;
+  /**
+   * Whether the text is English prose: where its figures give no evidence of their decimal convention,
+   * English writes a point; any other language may write either, and `1.000` is then left unread.
+   */
+  english?: boolean;
   /** See NumberOptions.flexibleSign. */
   flexibleSign?: boolean;
 }
@@ -34,10 +39,14 @@ export function unreadDigits(rest: string): string[] {
 }
 
 /**
- * The facts of a text, and the text with what they were read from blanked (`rest`: see unreadDigits).
+ * The facts of a text, and the text with what they were read from blanked (`rest`: see unreadDigits);
+ * `windows` is that text before the digit readers blanked it (the same length).
  * A claim holding digits no reader took is "not checked" rather than judged on the rest.
  */
-export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; rest: string } {
+export function readText(
+  input: string,
+  o: ReadOptions = {},
+): { facts: Fact[]; rest: string; windows: string } {
   const laid = undoLayout(writeOutPowers(input));
   // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   let whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
@@ -49,14 +58,21 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
   const shares = readShares(eras.text);
   const words = { facts: [...periodWords.facts, ...eras.facts, ...shares.facts], text: shares.text };
   const text = digitWindows(words.text);
-  const comma = o.comma ?? decimalComma(text);
+  const convention = o.comma === undefined ? decimalConvention(text) : undefined;
+  const comma = o.comma ?? convention === 'comma';
+  const undecided = o.comma === undefined && convention === undefined && o.english === false;
   const durations = readDurations(text);
   const dates = readDates(durations.text);
   const periods = readPeriods(dates.text);
   const ids = readIdentifiers(periods.text);
   const slashes = readSlashFractions(ids.text);
   const ratios = readRatios(slashes.text);
-  const numbers = readNumbers(ratios.text, { comma, flexibleSign: o.flexibleSign });
+  const numbers = readNumbers(ratios.text, {
+    comma,
+    undecided,
+    english: o.english,
+    flexibleSign: o.flexibleSign,
+  });
   const facts = [
     ...words.facts,
     ...durations.facts,
@@ -68,7 +84,7 @@ export function readText(input: string, o: ReadOptions = {}): { facts: Fact[]; r
     ...numbers.facts,
     ...readNumberWords(words.text),
   ];
-  return { facts, rest: numbers.text };
+  return { facts, rest: numbers.text, windows: text };
 }
 
 // Digits only: number words with "and a half" are read with the precision of a half by words.ts.

@@ -1,3 +1,4 @@
+import { currencyNamed } from './cldr.js';
 import { canonical, type Fact, type FactKind, type Near } from './fact.js';
 import { LOWER_SYMBOLS, MEASURE_NAMES, MEASURE_SYMBOLS, type Measure, measureOf } from './measures.js';
 
@@ -42,7 +43,8 @@ const CURRENCY_CODES = new Set([
   'MXN',
   'KRW',
 ]);
-const currency = (code: string): Unit =>
+/** A currency by its ISO code (or `$`): it accepts its own code, and a dollar also a bare `$`. */
+export const currency = (code: string): Unit =>
   code === '$'
     ? { cls: 'cur:$', accepts: ['cur:$', ...DOLLARS.map((c) => `cur:${c}`)], kind: 'amount' }
     : {
@@ -109,7 +111,7 @@ const NOT_UNITS = new Set(
 function readUnit(before: string | undefined, after: string | undefined): Unit | undefined {
   const cur = before?.trim();
   if (cur) {
-    const code = CURRENCY_NAMES[cur.toLowerCase()] ?? cur.toUpperCase();
+    const code = CURRENCY_NAMES[cur.toLowerCase()] ?? currencyNamed(cur.toLowerCase()) ?? cur.toUpperCase();
     return currency(code);
   }
   const a = after?.trim().replace(/\s+/g, ' ');
@@ -182,6 +184,7 @@ export const ADVERB_TIME: Record<string, string> = {
   weekly: 'week',
   fortnightly: 'fortnight',
   monthly: 'month',
+  quarterly: 'quarter',
   yearly: 'year',
   annually: 'year',
 };

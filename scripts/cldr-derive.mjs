@@ -1,0 +1,161 @@
+// What scripts/cldr-tables.mjs writes, derived from ICU's CLDR data through Intl (see there).
+
+/** The languages sources are read in: scale, currency and unit words are taken from each. */
+export const LOCALES = [
+  'en',
+  'en-GB',
+  'en-IN',
+  'de',
+  'fr',
+  'es',
+  'it',
+  'nl',
+  'pt',
+  'pl',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'cs',
+  'ja',
+  'zh',
+  'ko',
+  'hi',
+];
+/** The locales whose time-zone abbreviations sources use (EST, CET, MEZ, IST, JST, AEST, …). */
+const ZONE_LOCALES = ['en-US', 'en-GB', 'en-IN', 'en-AU', 'en-CA', 'de', 'fr', 'ja', 'ko', 'zh'];
+
+const put = (map, key, value) => {
+  if (!key) return;
+  const set = map.get(key) ?? new Set();
+  set.add(value);
+  map.set(key, set);
+};
+/** One value per key: the keys with one are kept, those with several are listed apart as ambiguous. */
+const split = (map, order = (a, b) => (a < b ? -1 : a > b ? 1 : 0)) => {
+  const one = {};
+  const several = {};
+  for (const [k, set] of [...map].sort(([a], [b]) => order(a, b))) {
+    const values = [...set].sort();
+    if (values.length === 1) one[k] = values[0];
+    else several[k] = values;
+  }
+  return { one, several };
+};
+const word = (parts, type) =>
+  parts
+    .filter((p) => p.type === type)
+    .map((p) => p.value)
+    .join(' ')
+    .trim()
+    .toLowerCase();
+
+export function deriveTables() {
+  // Scales: `compact` notation's words, short and long, for 10^2 … 10^15 and the plural forms of 1, 2, 5.
+  const scales = new Map();
+  for (const locale of LOCALES)
+    for (const compactDisplay of ['short', 'long']) {
+      const f = new Intl.NumberFormat(locale, {
+        notation: 'compact',
+        compactDisplay,
+        numberingSystem: 'latn',
+      });
+      for (let power = 2; power <= 15; power++)
+        for (const m of [1, 1.5, 2, 5]) {
+          const parts = f.formatToParts(m * 10 ** power);
+          const scaleWord = word(parts, 'compact');
+          const shown = Number(
+            parts
+              .filter((p) => p.type === 'integer' || p.type === 'decimal' || p.type === 'fraction')
+              .map((p) => (p.type === 'decimal' ? '.' : p.value))
+              .join(''),
+          );
+          if (!scaleWord || shown <= 0) continue;
+          put(scales, scaleWord, Math.round((m * 10 ** power) / shown));
+          // One Latin letter (k, M, B, T, L) is too often a unit or a name to be read as a scale.
+          if (/^\p{Script=Latin}\.?$/u.test(scaleWord)) put(scales, scaleWord, 0);
+        }
+    }
+
+  // Currencies: their names (singular and plural) and symbols in every locale; codes are read as codes.
+  const currencies = new Map();
+  const codes = Intl.supportedValuesOf('currency');
+  for (const locale of LOCALES)
+    for (const currency of codes) {
+      for (const currencyDisplay of ['name', 'symbol', 'narrowSymbol']) {
+        const f = new Intl.NumberFormat(locale, {
+          style: 'currency',
+          currency,
+          currencyDisplay,
+          minimumFractionDigits: 0,
+          maximumFractionDigits: 0,
+        });
+        for (const n of [1, 2, 5]) {
+          const name = word(f.formatToParts(n), 'currency');
+          if (!name || name === currency.toLowerCase()) continue;
+          put(currencies, name, currency);
+          // "svenska kronor" is also written "kronor", "złotych polskich" "złotych", "대한민국 원" "원".
+          const words = name.split(' ');
+          if (words.length > 1) for (const w of words) if (w.length > 1) put(currencies, w, currency);
+        }
+      }
+    }
+
+  // Units: CLDR's names and symbols for each unit, long and short, as the English symbol of that unit.
+  const units = new Map();
+  for (const unit of Intl.supportedValuesOf('unit')) {
+    const symbol = word(
+      new Intl.NumberFormat('en', { style: 'unit', unit, unitDisplay: 'short' }).formatToParts(2),
+      'unit',
+    );
+    for (const locale of LOCALES)
+      for (const unitDisplay of ['long', 'short'])
+        for (const n of [1, 2, 5]) {
+          const name = word(
+            new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay }).formatToParts(n),
+            'unit',
+          );
+          put(units, name, symbol);
+        }
+  }
+
+  // Time zones: each abbreviation with the offsets (minutes east of UTC) it stands for in January and July.
+  const zones = new Map();
+  const dates = [new Date(Date.UTC(2025, 0, 15, 12)), new Date(Date.UTC(2025, 6, 15, 12))];
+  for (const timeZone of ['UTC', ...Intl.supportedValuesOf('timeZone')])
+    for (const date of dates) {
+      const offset = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' })
+        .formatToParts(date)
+        .find((p) => p.type === 'timeZoneName')
+        .value.match(/GMT(?:([+-])(\d\d):(\d\d))?/);
+      const minutes = offset[1]
+        ? (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3]))
+        : 0;
+      for (const locale of ZONE_LOCALES)
+        for (const timeZoneName of ['short', 'shortGeneric']) {
+          const name = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName })
+            .formatToParts(date)
+            .find((p) => p.type === 'timeZoneName')?.value;
+          // Only abbreviations: "GMT+1" is read as an offset, "Germany Time" is no abbreviation.
+          if (name && /^\p{Lu}{2,5}$/u.test(name)) put(zones, name, minutes);
+        }
+    }
+  const zoneTable = {};
+  for (const [name, set] of [...zones].sort(([a], [b]) => (a < b ? -1 : 1)))
+    zoneTable[name] = [...set].sort((a, b) => a - b);
+
+  const s = split(scales);
+  const c = split(currencies);
+  const u = split(units);
+  return {
+    icu: process.versions.icu,
+    cldr: process.versions.cldr,
+    scales: s.one,
+    ambiguousScales: s.several,
+    currencies: c.one,
+    ambiguousCurrencies: c.several,
+    units: u.one,
+    ambiguousUnits: u.several,
+    zones: zoneTable,
+  };
+}

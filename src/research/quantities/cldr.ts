@@ -1,0 +1,89 @@
+import tables from './cldr.json' with { type: 'json' };
+
+// The words of the world's number formats, from ICU's CLDR data (scripts/cldr-tables.mjs derives
+// cldr.json through Intl): scale words (Mrd., milliards, mil millones, lakh, 億), currency names and
+// symbols (Euro, złotych, zł, 円), unit names (Kilometer, godzin) and time-zone abbreviations (CET, MESZ).
+// A word that stands for several things across languages (bn, kr, $) is listed as ambiguous, never read.
+
+export interface Found<T> {
+  /** How many characters of the text, from where it was asked, the word took (spaces before it included). */
+  length: number;
+  /** What it stands for; undefined when languages disagree (an ambiguous word: see cldr.json). */
+  value: T | undefined;
+}
+
+const scales = new Map(Object.entries(tables.scales));
+const ambiguousScales = new Set(Object.keys(tables.ambiguousScales));
+const currencies = new Map(Object.entries(tables.currencies));
+const ambiguousCurrencies = new Set(Object.keys(tables.ambiguousCurrencies));
+const units = new Set([...Object.keys(tables.units), ...Object.keys(tables.ambiguousUnits)]);
+const zones = new Map(Object.entries(tables.zones));
+
+// Up to three words after a figure: letters with their marks, a stop or an apostrophe inside ("d’euros").
+const WORDS = /^ ?((?:[\p{L}\p{M}$€£¥₩₹₽₺₴₪₫฿¢][\p{L}\p{M}.'’]*)(?: [\p{L}\p{M}][\p{L}\p{M}.'’]*){0,2})/u;
+const CONNECTOR = /^ (?:de|d'|d’|di|del|of) ?/u;
+
+/** The longest word or words at `text[at]` (after at most one space) that `table` holds. */
+function lookup<T>(
+  text: string,
+  at: number,
+  has: (w: string) => T | 'ambiguous' | undefined,
+): Found<T> | undefined {
+  const m = WORDS.exec(text.slice(at, at + 48));
+  if (!m) return undefined;
+  const space = m[0].length - m[1]!.length;
+  const words = m[1]!.split(' ');
+  for (let n = words.length; n > 0; n--) {
+    const phrase = words.slice(0, n).join(' ');
+    // A trailing stop may end the sentence: the word is tried with it and without; where both are words
+    // and they differ (es `mil` a thousand, `mil.` millions), it is ambiguous.
+    const found = [phrase, ...(phrase.endsWith('.') ? [phrase.slice(0, -1)] : [])]
+      .map((candidate) => ({ candidate, value: has(candidate.toLowerCase()) }))
+      .filter((f) => f.value !== undefined);
+    if (found.length > 0) {
+      const value = found.every((f) => f.value === found[0]!.value) ? found[0]!.value : 'ambiguous';
+      return { length: space + found[0]!.candidate.length, value: value === 'ambiguous' ? undefined : value };
+    }
+  }
+  // Scripts written without spaces (32億, 1万2千人): the word is the first characters of the run.
+  const run = words[0]!;
+  if (!/^\p{Script=Latin}/u.test(run))
+    for (let k = Math.min(run.length - 1, 3); k > 0; k--) {
+      const found = has(run.slice(0, k).toLowerCase());
+      if (found !== undefined) return { length: space + k, value: found === 'ambiguous' ? undefined : found };
+    }
+  return undefined;
+}
+
+/** A scale word right after a figure: `Mrd.`, `milliards`, `mil millones`, `lakh`, `億`. */
+export const scaleAt = (text: string, at: number): Found<number> | undefined =>
+  // A unit's symbol in some language (pt's `mi` for millions is English's miles) is not read as a scale.
+  lookup(text, at, (w) =>
+    ambiguousScales.has(w) || (units.has(w) && scales.has(w)) ? 'ambiguous' : scales.get(w),
+  );
+
+/** A currency's name or symbol right after a figure or its scale (`Euro`, `d’euros`, `złotych`, `円`). */
+export function currencyAt(text: string, at: number): Found<string> | undefined {
+  const connector = CONNECTOR.exec(text.slice(at, at + 6))?.[0].length ?? 0;
+  const found = lookup(text, at + connector, (w) =>
+    ambiguousCurrencies.has(w) ? 'ambiguous' : currencies.get(w),
+  );
+  return found && { ...found, length: found.length + connector };
+}
+
+/** The currency a name or symbol (lower case) stands for in every language that has it (`cn¥`: CNY). */
+export const currencyNamed = (name: string): string | undefined => currencies.get(name);
+
+/** Whether a word (lower case) names a scale or a currency in some language. */
+export const namesScaleOrCurrency = (word: string): boolean =>
+  scales.has(word) || ambiguousScales.has(word) || currencies.has(word) || ambiguousCurrencies.has(word);
+
+/** Whether a word (lower case) is a scale in some language that the number reader does not read as one. */
+export const unreadScale = (word: string): boolean =>
+  ambiguousScales.has(word) || (scales.has(word) && units.has(word));
+
+/** Whether a word (lower case) names a unit in some language. */
+export const namesUnit = (word: string): boolean => units.has(word);
+
+/** The offsets from UTC, in minutes, a time-zone abbreviation stands for (CET: 60 and 120 in summer). */
+export const zoneOffsets = (abbreviation: string): number[] | undefined => zones.get(abbreviation);
