@@ -203,7 +203,7 @@ if (scaleCount > 0) {
   console.log(
     'index, before 011    12.55 MB/s, on disk 1.76 × the text (main before migration 011, quiet machine)',
   );
-  console.log('index, 0.1.0         2.25 MB/s, on disk 3.33 × the text (measured before migration 009)');
+  console.log('index, 0.0.2         2.25 MB/s, on disk 3.33 × the text (measured before migration 009)');
   rmSync(scaleDir, { recursive: true, force: true });
 }
 

@@ -14,6 +14,7 @@ import { addResearchCommand } from './program/research.js';
 import { addSessionsCommand } from './program/sessions.js';
 import { addWorkerCommand } from './program/worker.js';
 import { explainStoreFailure } from './store-failure.js';
+import { fitHelpToWidth, fitToTerminal } from './terminal-text.js';
 
 // The front end: commander, the program definitions (program/, one file per command) and error reporting.
 // Each command imports what it needs (SDKs, HTML parser, SQLite) when it runs, so `--help`, `--version`
@@ -49,6 +50,8 @@ export function buildProgram(): Command {
   addDbCommand(program);
   addWorkerCommand(program);
   addBatchCommand(program);
+  // The notes after each command's options wrap to the help's width, as commander's own part does.
+  fitHelpToWidth(program);
 
   return program;
 }
@@ -88,15 +91,21 @@ function reportError(thrown: unknown): number {
     return error.exitCode === 0 ? 0 : 2;
   }
   if (error instanceof AgentError) {
-    process.stderr.write(`agent: ${error.message}\n`);
+    say(`agent: ${error.message}`);
     return error.exitCode;
   }
   const detail =
     process.env.AGENT_DEBUG && error instanceof Error
       ? error.stack
       : String(error instanceof Error ? error.message : error);
-  process.stderr.write(`agent: unexpected error: ${detail}\n`);
-  if (!process.env.AGENT_DEBUG)
-    process.stderr.write('agent: set AGENT_DEBUG=1 to see the stack trace, and please report it.\n');
+  // A stack trace is printed as it is (its lines are indented by depth).
+  if (process.env.AGENT_DEBUG) process.stderr.write(`agent: unexpected error: ${detail}\n`);
+  else {
+    say(`agent: unexpected error: ${detail}`);
+    say('agent: set AGENT_DEBUG=1 to see the stack trace, and please report it.');
+  }
   return 1;
 }
+
+/** One message on stderr: on a terminal, wrapped at spaces to its width (a word is never split). */
+const say = (message: string) => process.stderr.write(`${fitToTerminal(message, process.stderr)}\n`);

@@ -123,7 +123,7 @@ describe('the built CLI caches pages and extractions', () => {
     // The ledger has a row per call paid for: 5 + 2 + 2 + 5.
     const cost = await runCli(['cost', '--json'], { env: env() });
     expect(JSON.parse(cost.stdout).totals.calls).toBe(14);
-  }, 90_000);
+  });
 
   it('agent cache shows both caches, --clear --older-than removes only the old entries, --clear the rest', async () => {
     expect((await research()).code).toBe(0);
@@ -163,7 +163,7 @@ describe('the built CLI caches pages and extractions', () => {
     const empty = await cacheJson();
     expect(empty).toMatchObject({ bytes: 0, pages: { count: 0, oldest: null }, extractions: { count: 0 } });
     expect((await runCli(['cache', '--clear'], { env: env() })).stdout).toMatch(/^Nothing to remove/);
-  }, 90_000);
+  });
 
   it('agent read and chat read_url use the page cache; --refresh fetches again', async () => {
     const url = `${server.url}/tiers`;
@@ -195,7 +195,7 @@ describe('the built CLI caches pages and extractions', () => {
     expect(fresh.code).toBe(0);
     expect(pageRequests).toHaveLength(4);
     expect(revalidated).toEqual(['/tiers']);
-  }, 90_000);
+  });
 
   it('a bad --max-age, --older-than or AGENT_MAX_AGE is exit 2 with one line', async () => {
     const age = await research('--max-age', 'soon');
@@ -216,5 +216,5 @@ describe('the built CLI caches pages and extractions', () => {
     );
     expect(steps).toEqual([]);
     expect(pageRequests).toEqual([]);
-  }, 60_000);
+  });
 });

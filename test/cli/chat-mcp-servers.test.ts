@@ -66,7 +66,7 @@ describe('agent chat with server-everything and server-filesystem', () => {
       },
       input: 'env\nimage\noutside\nwrite\nparallel\n/tools\nkill\n',
     });
-  }, 120_000);
+  });
   afterAll(() => model?.close());
 
   it('runs the whole chat', () => {

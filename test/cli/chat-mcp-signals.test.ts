@@ -32,7 +32,7 @@ function openChat(config: string, env: Record<string, string>) {
   return { child, exited, stderr: () => stderr };
 }
 
-async function waitUntil(check: () => boolean, what: string, ms = 60_000): Promise<void> {
+async function waitUntil(check: () => boolean, what: string, ms = 120_000): Promise<void> {
   for (let waited = 0; !check(); waited += 50) {
     if (waited > ms) throw new Error(`timed out waiting until ${what}`);
     await delay(50);
@@ -60,10 +60,11 @@ describe('signals during agent chat with MCP servers', () => {
     chat.child.kill('SIGTERM');
     const { code } = await chat.exited;
     expect(code).toBe(143);
-    expect(Date.now() - sent).toBeLessThan(8000);
+    // Not after the 120 s call: its shutdown is bounded (about 6 s at most, more on a loaded machine).
+    expect(Date.now() - sent).toBeLessThan(20_000);
     expect(pidsWith(tag)).toEqual([]);
     expect(chat.stderr()).not.toMatch(/unexpected error|at .*\.js:\d+/);
-  }, 90_000);
+  });
 
   it('SIGHUP while the chat waits for input: exit 129, and the server is gone', async () => {
     const dir = mcpTempDir();
@@ -86,5 +87,5 @@ describe('signals during agent chat with MCP servers', () => {
     expect(code).toBe(129);
     expect(isRunning(pid)).toBe(false);
     expect(chat.stderr()).toBe('');
-  }, 90_000);
+  });
 });

@@ -46,5 +46,4 @@ it.skipIf(!hasScript)(
     expect(Date.now() - left).toBeLessThan(10_000);
     expect(isRunning(pid)).toBe(false);
   },
-  60_000,
 );

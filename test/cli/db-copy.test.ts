@@ -64,7 +64,7 @@ beforeAll(async () => {
     "INSERT INTO extraction_cache (source_hash, question, model, prompt_version, facts, created_at) VALUES ('s', 'q', 'm', 1, 'f', 7)",
   ).run();
   s.close();
-}, 90_000);
+});
 afterAll(() => db?.stop());
 
 describe('agent db copy', () => {

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/run.js';
+import { fitToTerminal, wrapNotes } from '../../src/cli/terminal-text.js';
+import { NO_PROVIDER_MESSAGE } from '../../src/providers/registry.js';
 import { ROOT, runCli, tempDb } from '../support/cli.js';
+import { hasScript, terminalAgent } from '../support/pty.js';
 
 // The bundle loads each command's code only when it runs: help and version must still know every command.
 // One file in src/cli/program/ per command (options.ts holds shared parsers).
@@ -31,6 +34,8 @@ describe('agent --help and --version', () => {
       expect(r.stderr, commands[i]).toBe('');
       expect(r.stdout).toMatch(new RegExp(`^Usage: agent ${commands[i]} `));
       expect(r.stdout).toContain('-h, --help');
+      // On a pipe commander wraps to 80 columns, and the notes after the options follow it.
+      expect(widest(r.stdout), commands[i]).toBeLessThanOrEqual(80);
     });
   });
 
@@ -60,8 +65,11 @@ describe('agent --help and --version', () => {
   });
 });
 
-/** Every command's help, as `agent <path> --help` prints it (the text added after the options too). */
-function everyHelp(): Array<[string, string]> {
+/**
+ * Every command's help, as `agent <path> --help` prints it (the text added after the options too), for a
+ * terminal `width` columns wide (default: what commander finds, 80 off a terminal).
+ */
+function everyHelp(width?: number): Array<[string, string]> {
   const all: Array<[string, string]> = [];
   const walk = (cmd: Command, path: string) => {
     let out = '';
@@ -72,6 +80,7 @@ function everyHelp(): Array<[string, string]> {
       writeErr: (s) => {
         out += s;
       },
+      ...(width === undefined ? {} : { getOutHelpWidth: () => width }),
     });
     cmd.outputHelp();
     all.push([path, out]);
@@ -133,5 +142,73 @@ describe('examples in --help', () => {
       .map(([path, l]) => [path, l, pasteProblems(l)] as const)
       .filter(([, , p]) => p.length > 0);
     expect(unsafe).toEqual([]);
+  });
+});
+
+/** The widest line's length in columns (escape sequences aside: help has none off a terminal). */
+const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
+const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
+
+describe('help and messages fit the terminal', () => {
+  it('every help fits 80 columns, with the same words as unwrapped (none split, none lost)', () => {
+    const unwrapped = new Map(everyHelp(100_000));
+    const helps = everyHelp(80);
+    expect(helps.length).toBeGreaterThan(15);
+    for (const [path, help] of helps) {
+      expect(
+        help.split('\n').filter((l) => [...l].length > 80),
+        path,
+      ).toEqual([]);
+      expect(words(help), path).toEqual(words(unwrapped.get(path)!));
+    }
+    // Wider terminals get longer lines, narrower ones shorter, words whole either way.
+    const research = (width: number) => everyHelp(width).find(([path]) => path === 'agent research')![1];
+    expect(widest(research(120))).toBeGreaterThan(100);
+    expect(words(research(60))).toEqual(words(unwrapped.get('agent research')!));
+  });
+
+  it('wraps notes: prose refilled, an example kept whole with its description beside or under it', () => {
+    const notes = [
+      '',
+      'A first line of prose that goes on',
+      'and a second one.',
+      '',
+      'Examples:',
+      '  agent cost                 spend per model, all time, every call ever made',
+      "  agent research --content ~/wiki 'Who approves a purchase?'   a long example",
+      "  agent research --review --site europa.eu --recent 1y 'What changed in EU refund law?'",
+    ].join('\n');
+    expect(wrapNotes(notes, 60).split('\n')).toEqual([
+      '',
+      'A first line of prose that goes on and a second one.',
+      '',
+      'Examples:',
+      '  agent cost                 spend per model, all time,',
+      '                             every call ever made',
+      "  agent research --content ~/wiki 'Who approves a purchase?'",
+      '      a long example',
+      // An example is never broken: it must paste as one command.
+      "  agent research --review --site europa.eu --recent 1y 'What changed in EU refund law?'",
+    ]);
+    expect(wrapNotes(notes, 0)).toBe(notes);
+  });
+
+  it('wraps a message at spaces on a terminal, and leaves it one line on a pipe', () => {
+    const message = `agent: ${NO_PROVIDER_MESSAGE}`;
+    const lines = fitToTerminal(message, { isTTY: true, columns: 80 }).split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(widest(lines.join('\n'))).toBeLessThanOrEqual(80);
+    expect(words(lines.join(' '))).toEqual(words(message));
+    expect(fitToTerminal(message, { isTTY: false, columns: 80 })).toBe(message);
+    expect(fitToTerminal(message, { isTTY: true, columns: 0 })).toBe(message);
+  });
+
+  it.skipIf(!hasScript)("agent chat's no-key message breaks at spaces on an 80-column terminal", async () => {
+    const chat = terminalAgent(['chat'], { AGENT_DB: tempDb() }, { columns: 80 });
+    expect(await chat.exited).toBe(2);
+    const out = chat.out().replace(/\r/g, '').trim();
+    expect(words(out)).toEqual(words(`agent: ${NO_PROVIDER_MESSAGE}`));
+    expect(out.split('\n').length).toBeGreaterThan(2);
+    expect(widest(out)).toBeLessThanOrEqual(80);
   });
 });

@@ -113,7 +113,6 @@ it.skipIf(!hasScript)(
     const raw = await onTerminal(['sessions', '--show', '1', '--raw'], { AGENT_DB: db });
     expect(raw).toContain('| Agent | $50 |');
   },
-  60_000,
 );
 
 it.skipIf(!hasScript)(
@@ -151,5 +150,4 @@ it.skipIf(!hasScript)(
     expect(noColor).toContain('Limits\r\n──────\r\n');
     expect(noColor).toContain(' Lead  │  $500');
   },
-  60_000,
 );

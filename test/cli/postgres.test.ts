@@ -49,7 +49,7 @@ describe('agent on a team PostgreSQL database', () => {
   beforeAll(async () => {
     db = await startTestDatabase();
     server = await startFakeServer([], handler);
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.close();
     await db?.stop();
@@ -107,7 +107,7 @@ describe('agent on a team PostgreSQL database', () => {
     expect(s.location).not.toContain(':test@');
     expect(s.counts).toMatchObject({ reports: 1, notes: 1, sessions: 1, ledger: 6 });
     expect(s.counts.documents).toBeGreaterThan(0);
-  }, 120_000);
+  });
 
   it('answers every line of a batch when one question holds a NUL byte, which PostgreSQL cannot store', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
@@ -133,7 +133,7 @@ describe('agent on a team PostgreSQL database', () => {
     expect(reports.map((x: { question: string }) => x.question)).toEqual([
       'Who approves\ufffd refunds today?',
     ]);
-  }, 120_000);
+  });
 
   it('says in one line, exit 2, when the server cannot be reached, and never shows the password', async () => {
     const r = await runCli(['notes', 'list'], {

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ROOT } from '../support/cli.js';
+import { DOC_PAGES } from '../support/docs.js';
 
-// Every shell example in the README pastes into bash and zsh as it reads: no `$` that the shell would
-// expand in a question ("$20,000" in double quotes), no backticks or `!` (history) in double quotes, and
-// no `# comment` after a command (zsh, with interactive comments off by default, passes it on as words).
+// Every shell example in the README and the pages it links (docs/, bench/README.md) pastes into bash and
+// zsh as it reads: no `$` that the shell would expand in a question ("$20,000" in double quotes), no
+// backticks or `!` (history) in double quotes, and no `# comment` after a command (zsh, with interactive
+// comments off by default, passes it on as words).
 
 /** What a line would do that its reader does not expect, or undefined. */
 function unsafe(line: string): string | undefined {
@@ -34,10 +36,13 @@ function unsafe(line: string): string | undefined {
   return quote ? 'an unclosed quote' : undefined;
 }
 
-it('pastes safely: every shell example in the README', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  expect(blocks.length).toBeGreaterThan(5);
+it('pastes safely: every shell example in the README and the docs', () => {
+  const blocks = DOC_PAGES.flatMap((page) =>
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map(
+      (m) => m[1]!,
+    ),
+  );
+  expect(blocks.length).toBeGreaterThan(10);
   const problems = blocks
     .flatMap((b) => b.split('\n'))
     .filter((l) => l.trim())

@@ -172,7 +172,7 @@ describe('agent research --resume', () => {
       stderr:
         'agent: Research run #1 is finished, so there is nothing to resume: agent reports --show 1 shows it.\n',
     });
-  }, 60_000);
+  });
 });
 
 describe('agent research --resume: how an interrupted run ends', () => {
@@ -210,7 +210,7 @@ describe('agent research --resume: how an interrupted run ends', () => {
     expect(resumed.stdout).toContain('The limits are $100 [1] and $101 [2].');
     expect(resumed.stderr).toContain('Saved as run 1 (agent reports --show 1).');
     expect(w.server.requests.slice(before).filter(isExtract).map(docOf).sort()).toEqual(['Doc 4', 'Doc 5']);
-  }, 60_000);
+  });
 
   it('says how to resume a run whose write failed after retries; the resumed run only writes', async () => {
     const w = await world();
@@ -235,7 +235,7 @@ describe('agent research --resume: how an interrupted run ends', () => {
       'other',
     ]);
     expect(JSON.parse(resumed.stdout).sources).toHaveLength(5);
-  }, 60_000);
+  });
 
   it('reuses the searches and pages read before: none is searched or fetched again', async () => {
     const w = await world({ documents: [], searches: ['hotel limits'] });
@@ -271,7 +271,7 @@ describe('agent research --resume: how an interrupted run ends', () => {
     } finally {
       await web.server.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('agent research --resume: what it refuses', () => {
@@ -292,7 +292,7 @@ describe('agent research --resume: what it refuses', () => {
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted research run #1.\n' });
     for (const table of ['run_progress', 'run_plans', 'run_sources', 'source_texts'])
       expect(query(db, `SELECT * FROM ${table}`), table).toEqual([]);
-  }, 60_000);
+  });
 
   it('a missing run, and flags that would change the run, as usage errors before any model call', async () => {
     const w = await world();

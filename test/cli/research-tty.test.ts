@@ -90,29 +90,24 @@ it.skipIf(!hasScript)(
     const listed = await runCli(['reports', '--json'], { env });
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: 1, status: 'unfinished' })]);
   },
-  60_000,
 );
 
-it.skipIf(!hasScript)(
-  'a second Ctrl-C exits at once, with status 130',
-  async () => {
-    let inFlight!: () => void;
-    const allSent = new Promise<void>((resolve) => {
-      inFlight = resolve;
-    });
-    const s = await stallingModel((n) => n === 3 && inFlight());
-    const env = { OPENAI_BASE_URL: `${s.url}/v1`, AGENT_DB: tempDb() };
-    const term = terminalAgent(
-      [...MODELS, '--content', contentFolder(DOCS), shellWord('What are the limits?')],
-      env,
-      { columns: 100 },
-    );
-    await Promise.race([allSent, term.exited]);
-    term.type('\x03\x03');
-    expect(await term.exited).toBe(130);
-  },
-  60_000,
-);
+it.skipIf(!hasScript)('a second Ctrl-C exits at once, with status 130', async () => {
+  let inFlight!: () => void;
+  const allSent = new Promise<void>((resolve) => {
+    inFlight = resolve;
+  });
+  const s = await stallingModel((n) => n === 3 && inFlight());
+  const env = { OPENAI_BASE_URL: `${s.url}/v1`, AGENT_DB: tempDb() };
+  const term = terminalAgent(
+    [...MODELS, '--content', contentFolder(DOCS), shellWord('What are the limits?')],
+    env,
+    { columns: 100 },
+  );
+  await Promise.race([allSent, term.exited]);
+  term.type('\x03\x03');
+  expect(await term.exited).toBe(130);
+});
 
 it.skipIf(!hasScript)(
   '--batch: Ctrl-C on a terminal records the calls in flight as cancelled, says how to go on, exits 130',
@@ -138,5 +133,4 @@ it.skipIf(!hasScript)(
     expect(extracts).toHaveLength(3);
     expect(extracts.every((r) => r.cancelled === 1 && r.input > 0)).toBe(true);
   },
-  60_000,
 );

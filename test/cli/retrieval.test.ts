@@ -130,7 +130,7 @@ describe('agent research with embeddings', () => {
     } finally {
       server.fault = 'none';
     }
-  }, 30_000);
+  });
 
   it('searches with vectors through a server that takes fewer texts a request (TEI: 32 by default)', async () => {
     server.maxBatch = 1;

@@ -44,7 +44,7 @@ const calculatorExchange = () => [
 
 const roles = (req: RecordedRequest) => (req.body as any).messages.map((m: any) => m.role);
 
-describe('agent chat sessions, piped', { timeout: 60_000 }, () => {
+describe('agent chat sessions, piped', () => {
   it('--continue resumes the latest session in a new process and bills it under the same run', async () => {
     const db = tempDb();
     server.queue.push(...calculatorExchange());
@@ -147,7 +147,7 @@ describe('agent chat sessions, piped', { timeout: 60_000 }, () => {
   });
 });
 
-describe('agent chat resumed on another provider or model', { timeout: 60_000 }, () => {
+describe('agent chat resumed on another provider or model', () => {
   const thinkingSse = (answer: string) =>
     [
       [
@@ -293,7 +293,7 @@ describe('agent chat resumed on another provider or model', { timeout: 60_000 },
   });
 });
 
-describe('a chat that dies mid-turn', { timeout: 60_000 }, () => {
+describe('a chat that dies mid-turn', () => {
   /** A piped chat whose stdin stays open, so lines can be typed one at a time. */
   function startChat(db: string) {
     const { child, done, printed } = startCli(CHAT, { env: env(db), keepStdin: true });
@@ -347,7 +347,7 @@ describe('a chat that dies mid-turn', { timeout: 60_000 }, () => {
   });
 });
 
-describe('agent sessions', { timeout: 60_000 }, () => {
+describe('agent sessions', () => {
   it('lists, shows (tool calls one line each) and deletes sessions', async () => {
     const db = tempDb();
     server.queue.push(...calculatorExchange(), sse(chatSse({ text: 'Hello!' })));

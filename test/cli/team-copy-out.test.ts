@@ -34,7 +34,7 @@ beforeAll(async () => {
     usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
   });
   await store.close();
-}, 60_000);
+});
 afterAll(() => db?.stop());
 
 describe('agent db copy --to file.db', () => {

@@ -50,7 +50,7 @@ async function workerMidJob(q: string) {
   return { worker, release: () => hold.release.arrived() };
 }
 
-describe('agent worker, when workers go away', { timeout: 60_000 }, () => {
+describe('agent worker, when workers go away', () => {
   it('kill -9 mid-job: another worker finishes it after the lease; the plan and extractions are paid once', async () => {
     const q = question(40);
     const id = await enqueue([q]);

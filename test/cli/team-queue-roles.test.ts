@@ -39,7 +39,7 @@ beforeAll(async () => {
   const migrated = await runCli(['db', 'migrate'], { env: { AGENT_DATABASE_URL: db.url } });
   expect(migrated.stdout).toMatch(/job queue \(schema agent_queue\)/);
   for (const role of ROLES) people.push(await member(db, role));
-}, 60_000);
+});
 afterAll(async () => {
   if (!real) return;
   for (const p of people) await p.close();
@@ -48,7 +48,7 @@ afterAll(async () => {
   await dropRoles(db, ROLES);
 });
 
-describe.skipIf(!real)('the queue as team members', { timeout: 60_000 }, () => {
+describe.skipIf(!real)('the queue as team members', () => {
   it("one member queues, another's worker answers; neither can change what is not theirs", async () => {
     const q = question(60);
     const queued = await as('queue_alice', queueArgs(batchFile([q])));

@@ -17,7 +17,7 @@ const reportsOf = async (q: string) =>
     )
   )[0]!.n;
 
-describe('without a team database', { timeout: 60_000 }, () => {
+describe('without a team database', () => {
   it('--queue and worker say in one line that they need AGENT_DATABASE_URL, exit 2', async () => {
     for (const args of [queueArgs(batchFile([question(1)])), ['worker'], ['batch', 'list']]) {
       const r = await runCli(args, { env: { AGENT_DB: tempDb() } });
@@ -33,7 +33,7 @@ describe('without a team database', { timeout: 60_000 }, () => {
   });
 });
 
-describe('agent research --batch --queue and agent worker', { timeout: 60_000 }, () => {
+describe('agent research --batch --queue and agent worker', () => {
   it('queues a batch, a worker answers it once per question, and batch list/status/results show it', async () => {
     const qs = [question(1), question(2), '{not json', JSON.stringify({ question: question(3), depth: 0 })];
     const id = await enqueue(qs);

@@ -6,9 +6,10 @@ import { openPostgres } from '../../src/store/postgres/open.js';
 import { ROOT, runCli } from '../support/cli.js';
 import { ROLES_SQL } from '../support/pg-roles.js';
 
-// The README's team set-up, run as written on a real server (CI's Debian PostgreSQL): its SQL blocks in
-// order — the superuser's, then the admin's — with db/roles.sql and `agent db migrate` as the admin
-// (no superuser), then the CLI as two members. Names get a suffix of this run (roles are the server's).
+// The team set-up of docs/team.md (linked from the README), run as written on a real server (CI's Debian
+// PostgreSQL): its SQL blocks in order — the superuser's, then the admin's — with db/roles.sql and `agent
+// db migrate` as the admin (no superuser), then the CLI as two members. Names get a suffix of this run
+// (roles are the server's).
 
 const server = process.env.AGENT_TEST_DATABASE_URL;
 const run = randomUUID().replaceAll('-', '').slice(0, 8);
@@ -20,12 +21,10 @@ const names: Record<string, string> = {
 };
 const database = `rd_agent_${run}`;
 
-/** The ```sql blocks of the README's "Team database" section, in order, with this run's names. */
-function readmeSql(): string[] {
-  const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
-  const start = readme.indexOf('## Team database (PostgreSQL)');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) =>
+/** The ```sql blocks of docs/team.md, in order, with this run's names. */
+function teamPageSql(): string[] {
+  const page = readFileSync(`${ROOT}/docs/team.md`, 'utf8');
+  return [...page.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) =>
     Object.entries(names).reduce(
       (sql, [from, to]) => sql.replace(new RegExp(`\\b${from}\\b`, 'g'), to),
       m[1]!.replace(/\bDATABASE agent\b/g, `DATABASE ${database}`),
@@ -60,9 +59,19 @@ afterAll(async () => {
   for (const role of Object.values(names)) await sql(server, `DROP ROLE IF EXISTS ${role}`).catch(() => {});
 });
 
-describe.skipIf(!server)("the README's team set-up on a real server", () => {
+it("docs/team.md's set-up is three SQL steps: the superuser's, the schema's owner, the people", () => {
+  const [admin, schema, people, ...rest] = teamPageSql();
+  expect(rest).toEqual([]);
+  expect(admin).toMatch(/CREATE ROLE rd_admin_\w+ LOGIN CREATEROLE[\s\S]*CREATE DATABASE rd_agent_\w+ OWNER/);
+  expect(schema).toMatch(/ALTER SCHEMA public OWNER TO rd_admin_\w+/);
+  expect(people).toMatch(
+    /CREATE ROLE rd_alice_\w+ LOGIN PASSWORD 'rd_alice_\w+-secret' IN ROLE agent_member/,
+  );
+});
+
+describe.skipIf(!server)("docs/team.md's team set-up on a real server", () => {
   it('works as written for an admin who is no superuser, and keeps two members apart', async () => {
-    const [admin, schema, people, ...rest] = readmeSql();
+    const [admin, schema, people, ...rest] = teamPageSql();
     expect(rest).toEqual([]);
     expect(admin).toMatch(/CREATE ROLE rd_admin_\w+ LOGIN CREATEROLE/);
     // 1. The superuser.
@@ -114,5 +123,5 @@ describe.skipIf(!server)("the README's team set-up on a real server", () => {
       env: { AGENT_DATABASE_URL: aliceUrl },
     });
     expect(deleted.code).toBe(0);
-  }, 120_000);
+  });
 });

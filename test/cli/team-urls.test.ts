@@ -42,7 +42,7 @@ describe('a database that accepts only reads', () => {
     db = await startTestDatabase();
     await (await openTestStore(db)).close();
     server = await startFakeServer([]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.close();
     await db?.stop();

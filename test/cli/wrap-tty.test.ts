@@ -48,7 +48,6 @@ it.skipIf(!hasScript)(
       'Meals are separate from the hotel limit and are reimbursed',
     );
   },
-  60_000,
 );
 
 it.skipIf(!hasScript)(
@@ -98,5 +97,4 @@ it.skipIf(!hasScript)(
       await server.close();
     }
   },
-  60_000,
 );

@@ -89,7 +89,7 @@ describe('readPdf: bold headings without an outline', () => {
       }),
       { numRuns: 8 },
     );
-  }, 60_000);
+  });
 
   it('never takes form fields, digit runs, author lines, a label over a value or a sentence for one', async () => {
     await fc.assert(
@@ -99,7 +99,7 @@ describe('readPdf: bold headings without an outline', () => {
       }),
       { numRuns: 12 },
     );
-  }, 60_000);
+  });
 
   it('never takes a bold line inside a paragraph, or any bold line where the PDF has an outline', async () => {
     await fc.assert(
@@ -114,5 +114,5 @@ describe('readPdf: bold headings without an outline', () => {
       }),
       { numRuns: 6 },
     );
-  }, 60_000);
+  });
 });

@@ -44,5 +44,5 @@ describe.skipIf(!executablePath)('a page Chromium printed to PDF', () => {
     expect(text).toMatch(/the function\s+below says how long\.\n\n```\n/);
     expect(text).toMatch(/```\n\nThe first retry waits half a second/);
     expect(text).not.toMatch(/```[^`]*A client that retries/);
-  }, 60_000);
+  });
 });

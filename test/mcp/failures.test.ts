@@ -105,7 +105,8 @@ describe('MCP servers that fail', () => {
     );
     const started = Date.now();
     const r = await runTurn([], 'go', options);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // The hanging call is given up (the server never answers it), however loaded the machine.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(toolResults(r.messages).map((m) => [m.content, m.isError])).toEqual([
       ['mcp__dict__lookup failed: the MCP server "dict" did not answer within 0.3 s', true],
       ['Saved "cat".', false],
@@ -136,7 +137,8 @@ describe('MCP servers that fail', () => {
       { silent: { command: process.execPath, args: ['-e', silent] } },
       { timeouts: { startupMs: 1000 } },
     );
-    expect(Date.now() - started).toBeLessThan(8000);
+    // Given up, not waited for (the server never answers), however loaded the machine.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(warnings).toEqual(['The MCP server "silent" is not available: no answer within 1 s.']);
     expect(mcp.tools).toEqual([]);
     expect(isRunning(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
@@ -179,7 +181,7 @@ await mcp.close();`,
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error('the program did not exit'));
-      }, 15_000);
+      }, 120_000);
       child.on('close', (c) => {
         clearTimeout(timer);
         resolve(c);

@@ -55,7 +55,7 @@ it('8 research runs, 2 chats and readers share one database without a failure', 
   // No process holds the folder any more.
   expect(store.prepare('SELECT count(*) FROM index_leases').pluck().get()).toBe(0);
   store.close();
-}, 60_000);
+});
 
 it('two connections indexing the same folder at once read its files once', async () => {
   const content = mkdtempSync(join(tmpdir(), 'agent-twice-'));
@@ -86,6 +86,7 @@ it('a folder left held by a killed process is indexed by the next one at once', 
   );
   const started = Date.now();
   expect((await refreshIndex(store, content)).added).toBe(1);
-  expect(Date.now() - started).toBeLessThan(5_000);
+  // Not after the 60 s a heartbeat takes to go stale (a loaded machine is slow, not that slow).
+  expect(Date.now() - started).toBeLessThan(30_000);
   await store.close();
 });

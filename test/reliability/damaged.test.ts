@@ -85,7 +85,7 @@ it('damaged notes: a clear message, db check names them, db recover copies every
   const again = await runCli(['db', 'recover', '--to', copy], { env: { AGENT_DB: db } });
   expect(again.stderr).toMatch(/already exists/);
   expect(again.code).toBe(2);
-}, 30_000);
+});
 
 it('a damaged document index is cleared and made again from the files by the next run', async () => {
   const { db, content } = await setUp();
@@ -101,7 +101,7 @@ it('a damaged document index is cleared and made again from the files by the nex
   const notes = openDatabase(db);
   expect(notes.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(2000);
   notes.close();
-}, 30_000);
+});
 
 it('db check clears a damaged full-text index of passages', async () => {
   const { db } = await setUp();
@@ -110,7 +110,7 @@ it('db check clears a damaged full-text index of passages', async () => {
   expect(JSON.parse(check.stdout)).toMatchObject({ ok: false, onlyDocumentIndex: true, indexCleared: true });
   expect(check.code).toBe(0);
   expect((await runCli(['db', 'check'], { env: { AGENT_DB: db } })).stdout).toMatch(/^ok: /);
-}, 30_000);
+});
 
 it('db check on a missing file is a usage error that creates nothing', async () => {
   const db = tempDb();

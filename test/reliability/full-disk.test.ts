@@ -129,5 +129,5 @@ describe.skipIf(!mounted)('a full disk, on a small tmpfs', () => {
     expect(chat.stdout).toBe('Noted.\nNoted.\n');
     expect(chat.stderr.match(/no longer being saved/g)).toHaveLength(1);
     expect(chat.code).toBe(0);
-  }, 30_000);
+  });
 });

@@ -74,4 +74,4 @@ it('reads work, research answers without saving or indexing, a chat goes on', as
   expect(chat.stdout).toBe('Noted.\nNoted.\n');
   expect(chat.stderr.match(/no longer being saved \(the database .* is read-only/g)).toHaveLength(1);
   expect(chat.code).toBe(0);
-}, 30_000);
+});

@@ -14,7 +14,7 @@ const docs = {
 };
 
 for (const under of storesUnderTest())
-  describe(`a round's documents on ${under.name}`, { timeout: 60_000 }, () => {
+  describe(`a round's documents on ${under.name}`, () => {
     let opened: StoreUnderTest | undefined;
     afterEach(async () => {
       await opened?.close();

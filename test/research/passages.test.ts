@@ -180,7 +180,7 @@ describe('the passage index', () => {
       db,
       steps.filter((s) => s.name < '004'),
     );
-    // What agent 0.1.0 wrote: the document, no passages.
+    // What agent 0.0.1 wrote: the document, no passages.
     db.prepare(
       "INSERT INTO documents (root, slug, path, title, body, mtime_ms, size) VALUES (?, 'travel', ?, 'Travel', '# Travel\n\nThe limit is $300 in Zurich.\n', ?, ?)",
     ).run(dir, join(dir, 'travel.md'), 0, 0);

@@ -10,11 +10,11 @@ const columns = (db: Database.Database, table: string) =>
 
 const names = () => migrations().map((m) => m.name);
 
-/** A database file as agent 0.1.0 left it, with a row in each table. */
+/** A database file as agent 0.0.1 left it, with a row in each table. */
 function oldDatabase(): string {
   const path = tempDb();
   const db = new Database(path);
-  db.exec(readFileSync(new URL('../fixtures/db/v0.1.0.sql', import.meta.url), 'utf8'));
+  db.exec(readFileSync(new URL('../fixtures/db/v0.0.1.sql', import.meta.url), 'utf8'));
   db.close();
   return path;
 }
@@ -51,7 +51,7 @@ describe('migrations', () => {
     expect(migrate(db)).toEqual([]);
   });
 
-  it('upgrade a database made by agent 0.1.0 in place, keeping its rows', () => {
+  it('upgrade a database made by agent 0.0.1 in place, keeping its rows', () => {
     const path = oldDatabase();
     const db = openDatabase(path);
     const recorded = (

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { openPostgres } from '../../src/store/postgres/open.js';
 import type { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/store.js';
@@ -101,7 +101,9 @@ export const openTestStore = (db: TestDatabase, user = 'tester'): Promise<Postgr
 /**
  * The PostgreSQL entry of test/support/stores.ts's list: one database per test file (started at the first
  * open, dropped after the file). A test's first open empties it; its later opens (another person) share
- * it; close closes them.
+ * it; close closes them, and so does the end of the test that opened them, passed or failed. A test's
+ * first open waits until the stores of the test before are closed, so no statement of theirs can land
+ * in the emptied database after it.
  */
 export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
   name: string;
@@ -110,6 +112,12 @@ export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
 } {
   let db: TestDatabase | undefined;
   const opened: Store[] = [];
+  let closing: Promise<unknown> = Promise.resolve();
+  const close = (): Promise<void> => {
+    const done = Promise.all(opened.splice(0).map((store) => store.close())).then(() => {});
+    closing = Promise.all([closing, done.catch(() => {})]);
+    return done;
+  };
   // The file's database goes with the file (on a real server it would stay behind, one per file run).
   afterAll(async () => {
     for (const store of opened.splice(0)) await store.close().catch(() => {});
@@ -118,14 +126,16 @@ export function postgresStoreUnderTest(database: { vector?: boolean } = {}): {
   return {
     name: 'postgres',
     async open(options = {}) {
+      if (opened.length === 0) {
+        await closing;
+        onTestFinished(close);
+      }
       db ??= await startTestDatabase(database);
       if (opened.length === 0) await db.reset();
       const store = await openTestStore(db, options.user);
       opened.push(store);
       return store;
     },
-    async close() {
-      for (const store of opened.splice(0)) await store.close();
-    },
+    close,
   };
 }

@@ -55,7 +55,7 @@ export function terminalAgent(args: string[], env: Record<string, string>, optio
    * clock: the program's exit ends a wait that is not met, and so does `limitMs`, a net (far above any
    * wait on a loaded machine) that makes a missing line fail with the output shown, not a test timeout.
    */
-  const waitFor = async (pattern: RegExp, from = 0, limitMs = 15_000) => {
+  const waitFor = async (pattern: RegExp, from = 0, limitMs = 120_000) => {
     await new Promise<void>((resolve) => {
       const check = () => {
         if (!pattern.test(out.slice(from)) && !closed) return;

@@ -141,7 +141,7 @@ export function queueWorld() {
   const world = {} as { db: TestDatabase; model: QueueModel };
   beforeAll(async () => {
     world.db = await startTestDatabase();
-  }, 60_000);
+  });
   afterAll(() => world.db?.stop());
   beforeEach(async () => {
     world.model = await startQueueModel();

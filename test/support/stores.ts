@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/open.js';
 import { openSqlite, SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
@@ -8,7 +9,8 @@ import { postgresStoreUnderTest } from './pg.js';
 
 // The stores every store test runs against: SQLite, and PostgreSQL (PGlite over the wire protocol, or the
 // server AGENT_TEST_DATABASE_URL names; see pg.ts). A test's first open() gives a fresh, empty, migrated
-// database, its later opens the same one as another person; close() closes them and removes what they made.
+// database, its later opens the same one as another person; close() closes them and removes what they made,
+// and the end of the test that opened them does too, whether it passed or failed.
 
 export interface StoreUnderTest {
   name: string;
@@ -22,20 +24,22 @@ export function storesUnderTest(): StoreUnderTest[] {
 
 function sqliteUnderTest(): StoreUnderTest {
   const opened: { store: Store; path: string }[] = [];
+  const close = async () => {
+    const path = opened[0]?.path;
+    for (const { store } of opened.splice(0)) await store.close();
+    if (path) rmSync(dirname(path), { recursive: true, force: true });
+  };
   return {
     name: 'sqlite',
     async open(options = {}) {
+      if (opened.length === 0) onTestFinished(close);
       // One file for every store this test opens, so two people can share it.
       const path = opened[0]?.path ?? tempDb();
       const store = await openSqlite(path, { env: { AGENT_USER: options.user ?? 'tester' } });
       opened.push({ store, path });
       return store;
     },
-    async close() {
-      const path = opened[0]?.path;
-      for (const { store } of opened.splice(0)) await store.close();
-      if (path) rmSync(dirname(path), { recursive: true, force: true });
-    },
+    close,
   };
 }
 

@@ -39,7 +39,7 @@ export function addChatCommand(program: Command): void {
       `
 Examples:
   agent chat                                   interactive chat with the configured provider
-  printf 'What is 1234*5678?\\n' | agent chat    one answer per input line, for scripts
+  printf 'What is 1234*5678?\\n' | agent chat   one answer per input line, for scripts
   agent chat --provider ollama --model qwen3   a local model through Ollama
   agent chat --continue                        pick up the latest conversation where it stopped
   agent chat --session 3 --provider openai     resume session #3 with another provider
@@ -50,7 +50,7 @@ Every answered message is saved as it completes; \`agent sessions\` lists the se
 keeps its own provider and model unless --provider or --model is given.
 In the chat: /help, /tools, /cost, /max-cost, /clear, /session, /research <question>, /exit. Ctrl-C cancels a turn; Ctrl-D leaves.
 MCP servers start in the background; a stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM and USER
-plus its entry's "env", where \${VAR} takes VAR from your environment (see README).`,
+plus its entry's "env", where \${VAR} takes VAR from your environment (see docs/chat.md).`,
     )
     .action(async (options, command: Command) => {
       // The chat's renderers read AGENT_RAW, so the flag is passed on as the variable.

@@ -32,7 +32,7 @@ Examples:
       `
 Every command applies them on its own when it opens the database; this does it now, and says so. On a
 team database it also applies the members' grants (db/grants.sql) when the role agent_member exists: the
-admin runs it after each upgrade (README, "Team database").
+admin runs it after each upgrade (docs/team.md).
 
 Examples:
   agent db migrate

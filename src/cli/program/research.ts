@@ -140,18 +140,20 @@ where it is (--json "evidence"). --verify also has the small model judge each on
 Examples:
   agent research 'How much can a support agent refund without approval?'
   agent research 'What is our travel hotel limit in London?' --out answer.md
-  agent research --report --depth 2 'How do refunds, approvals and escalations fit together?' -o report.md
+  agent research --report --depth 2 'How do escalations work?' -o report.md
   agent research --report 'How are refunds approved?' -o report.html   a page to share; print it to PDF
   agent research --content ~/wiki 'Who approves a $20,000 purchase?' --json
   agent research --verify 'What is the parental leave policy?'
-  agent research --depth 3 --max-cost 0.50 'What do our policies say about gifts?'
+  agent research --depth 3 --max-cost 0.50 'What is the policy on gifts?'
   agent research --max-age 0 'What changed in EU refund law?'   ask every page's server if it changed
   agent research --plan --json 'What changed in EU refund law?' > plan.json   the plan, to edit
   agent research --plan-file plan.json 'What changed in EU refund law?'   then run the edited plan
-  agent research --review --site europa.eu --recent 1y 'What changed in EU refund law?'
+  agent research --review --site europa.eu 'What changed in EU refund law?'
+  agent research --recent 6m 'What changed in EU refund law?'   pages of the last 6 months
   agent research --resume 12        continue run #12 (Ctrl-C, a crash or an API failure ended it)
   agent research --batch questions.txt --parallel 4 --max-cost 5 > answers.jsonl
-  printf '%s\\n' '{"question": "How are refunds approved?", "report": true}' | agent research --batch -
+  echo '{"question": "How are refunds approved?", "report": true}' |
+    agent research --batch -                  a JSON line sets its own options
 
 Quote a question in single quotes: in double quotes the shell expands $ (and ! in bash and zsh).
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'z-last.md'), '# Notice\n\n## Disclaimer\n\nNothing here is advice.\n');
   store = await sqliteStore();
   await refreshIndex(store, dir);
-}, 60_000);
+});
 afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -85,4 +85,4 @@ it('sends every text once and keeps every vector, whatever the calls and writes 
     ),
     { numRuns: 12 },
   );
-}, 120_000);
+});

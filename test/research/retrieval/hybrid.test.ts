@@ -64,7 +64,7 @@ afterAll(() => server.close());
 
 for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
   // PGlite starts and migrates in WebAssembly: slow on a busy machine.
-  describe(`hybrid retrieval on ${under.name}`, { timeout: 60_000 }, () => {
+  describe(`hybrid retrieval on ${under.name}`, () => {
     const dirs: string[] = [];
     afterEach(async () => {
       server.fault = 'none';
@@ -306,7 +306,7 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
         const hits = await retriever.passages('Which room does ZX-4471 open?', 5);
         expect(hits[0]!.slug).toBe('security');
         expect(retriever.report()).toMatchObject({ mode: 'bm25', fallback: expect.any(String) });
-      }, 20_000);
+      });
 
     it('falls back to BM25, saying so once, when the vector search itself fails (a role without the rights)', async () => {
       const { store, dir, retriever, notices } = await setUp();
@@ -357,7 +357,7 @@ for (const under of [sqliteUnder(), postgresStoreUnderTest({ vector: true })]) {
   });
 }
 
-describe('a PostgreSQL server without pgvector', { timeout: 60_000 }, () => {
+describe('a PostgreSQL server without pgvector', () => {
   const under = postgresStoreUnderTest();
   afterAll(() => under.close());
 

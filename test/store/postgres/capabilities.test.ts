@@ -24,7 +24,7 @@ let db: TestDatabase;
 let store: PostgresStore;
 beforeAll(async () => {
   db = await startTestDatabase();
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();

@@ -13,7 +13,7 @@ let db: TestDatabase;
 let store: PostgresStore;
 beforeAll(async () => {
   db = await startTestDatabase();
-}, 60_000);
+});
 beforeEach(async () => {
   await store?.close();
   await db.reset();

@@ -12,7 +12,7 @@ let store: PostgresStore;
 beforeAll(async () => {
   db = await startTestDatabase();
   store = await openTestStore(db);
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();

@@ -16,5 +16,5 @@ describe('postgresStoreUnderTest', () => {
     const second = await factory.open();
     expect(await second.notes.list()).toEqual([]);
     expect((await second.status()).schemaVersion).toBe(21);
-  }, 60_000);
+  });
 });

@@ -60,7 +60,7 @@ let db: TestDatabase;
 const servers: Server[] = [];
 beforeAll(async () => {
   db = await startTestDatabase();
-}, 60_000);
+});
 afterAll(async () => {
   for (const s of servers) s.close();
   await db?.stop();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   db = await startTestDatabase();
   store = await openTestStore(db);
   await store.index.write(root, await preparedFolder(root), []);
-}, 90_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();
@@ -185,7 +185,7 @@ describe('the document index on PostgreSQL', () => {
     beforeAll(async () => {
       sqlite = await openStore(tempDb());
       await refreshIndex(sqlite, root);
-    }, 60_000);
+    });
     afterAll(async () => {
       await (sqlite as unknown as { close(): unknown } | undefined)?.close();
     });

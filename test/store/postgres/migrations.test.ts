@@ -11,7 +11,7 @@ import { openTestStore, startTestDatabase, type TestDatabase } from '../../suppo
 let db: TestDatabase;
 beforeAll(async () => {
   db = await startTestDatabase();
-}, 60_000);
+});
 afterAll(() => db?.stop());
 beforeEach(() => db.reset());
 

@@ -15,7 +15,7 @@ const notices: string[] = [];
 beforeAll(async () => {
   db = await startTestDatabase();
   store = await openPostgres(db.url, { env: { AGENT_USER: 'nul' }, onNotice: (m) => notices.push(m) });
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();

@@ -15,7 +15,7 @@ let store: PostgresStore;
 beforeAll(async () => {
   db = await startTestDatabase();
   store = await openPostgres(db.url, { env: { AGENT_USER: 'tester' } });
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();

@@ -46,7 +46,7 @@ const entry = (runId: string) => ({
 
 beforeAll(async () => {
   db = await startTestDatabase();
-}, 60_000);
+});
 /** Closes what the last test opened (each is closed once). */
 async function closeAll(): Promise<void> {
   const open = [alice, bob, owner];
@@ -60,7 +60,7 @@ afterAll(async () => {
   await db?.stop();
 });
 
-describe('a team set up as the README says', () => {
+describe('a team set up as docs/team.md says', () => {
   beforeEach(async () => {
     await closeAll();
     await db.reset();

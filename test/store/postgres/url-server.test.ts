@@ -10,7 +10,7 @@ let db: TestDatabase;
 beforeAll(async () => {
   db = await startTestDatabase();
   await (await openTestStore(db)).close();
-}, 60_000);
+});
 afterAll(async () => {
   if (db && !db.lite) await dropRoles(db, ['t_url']);
   await db?.stop();

@@ -57,7 +57,7 @@ beforeAll(async () => {
   await refreshIndex(store, dir);
   hashes = [...new Set((await store.vectors.missing(dir, LARGE, 10_000)).map((p) => p.hash))];
   usable = (await store.vectors.unavailable()) === undefined;
-}, 90_000);
+});
 afterAll(async () => {
   await store?.close();
   await db?.stop();
