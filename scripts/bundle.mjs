@@ -43,8 +43,9 @@ const common = {
   // Less source for V8 to scan at each start; names are kept, so stack traces still say where.
   minifyWhitespace: true,
   minifySyntax: true,
-  // undici too: required on first use (src/tools/net/safe-fetch.ts). sqlite-vec finds its prebuilt
-  // library next to its own package (import.meta.resolve), so it loads from node_modules.
+  // undici and sqlite-vec too: required on first use (src/tools/net/safe-fetch.ts,
+  // src/store/sqlite/vectors.ts); sqlite-vec finds its prebuilt library next to its own package
+  // (require.resolve), so it loads from node_modules.
   external: ['pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici', 'sqlite-vec'],
   logLevel: 'warning',
 };

@@ -18,13 +18,33 @@ import { fitHelpToWidth, fitToTerminal } from './terminal-text.js';
 
 // The front end: commander, the program definitions (program/, one file per command) and error reporting.
 // Each command imports what it needs (SDKs, HTML parser, SQLite) when it runs, so `--help`, `--version`
-// and `cost` start fast.
+// and `cost` start fast; and a command line that names its command defines that one alone.
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
 
-export function buildProgram(): Command {
+/** Each command's name and the definition that adds it, in the order `--help` lists them. */
+const COMMANDS: [name: string, add: (program: Command) => void][] = [
+  ['chat', addChatCommand],
+  ['research', addResearchCommand],
+  ['reports', addReportsCommand],
+  ['sessions', addSessionsCommand],
+  ['cost', addCostCommand],
+  ['cache', addCacheCommand],
+  ['notes', addNotesCommand],
+  ['read', addReadCommand],
+  ['db', addDbCommand],
+  ['worker', addWorkerCommand],
+  ['batch', addBatchCommand],
+];
+
+/**
+ * The program; given the command line (`process.argv`'s shape), only the definitions it can use: the
+ * command its first argument (after `--db <path>`) names, or none for `--version` first. Anything else
+ * (no command, `help`, a mistyped name, which is answered with the closest names) defines every command.
+ */
+export function buildProgram(argv?: readonly string[]): Command {
   const program = new Command('agent')
     .description(
       'A research assistant for the shell: a tool-using chat and cited research over your documents and the web.',
@@ -39,25 +59,22 @@ export function buildProgram(): Command {
     .configureHelp({ showGlobalOptions: true })
     .exitOverride();
 
-  addChatCommand(program);
-  addResearchCommand(program);
-  addReportsCommand(program);
-  addSessionsCommand(program);
-  addCostCommand(program);
-  addCacheCommand(program);
-  addNotesCommand(program);
-  addReadCommand(program);
-  addDbCommand(program);
-  addWorkerCommand(program);
-  addBatchCommand(program);
+  const named = argv && commandNamed(argv.slice(2));
+  for (const [name, add] of COMMANDS) if (named === undefined || name === named) add(program);
   // The notes after each command's options wrap to the help's width, as commander's own part does.
   fitHelpToWidth(program);
-
   return program;
 }
 
+/** The command `args` (the arguments after node and the script) run; '' for none; else undefined. */
+function commandNamed(args: readonly string[]): string | undefined {
+  if (args[0] === '-v' || args[0] === '--version') return '';
+  const first = args[0] === '--db' ? args[2] : args[0]?.startsWith('--db=') ? args[1] : args[0];
+  return COMMANDS.some(([name]) => name === first) ? first : undefined;
+}
+
 export async function main(argv: string[] = process.argv): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

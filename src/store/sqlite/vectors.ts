@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { errorMessage } from '../../errors.js';
 import type { PreparedVector, UnembeddedPassage, VectorHit, VectorStore } from '../store.js';
 import { compact, nearestBits, signBits } from '../vectors.js';
@@ -43,7 +44,10 @@ export class SqliteVectors implements VectorStore {
   unavailable(): Promise<string | undefined> {
     this.loaded ??= (async () => {
       try {
-        const { load } = await import('sqlite-vec');
+        // require(), not import(): sqlite-vec has a CommonJS entry, and an import() here would keep the
+        // SQLite store (and the commands that open it: cost, notes, sessions…) out of a file of their own,
+        // and out of the code cache (see scripts/bundle.mjs).
+        const { load } = createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
         load(this.db);
         return undefined;
       } catch (error) {
