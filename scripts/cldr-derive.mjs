@@ -47,6 +47,8 @@ const word = (parts, type) =>
     .filter((p) => p.type === type)
     .map((p) => p.value)
     .join(' ')
+    // No-break and narrow spaces are spaces once a text is normalised (NFKC).
+    .replace(/\s+/gu, ' ')
     .trim()
     .toLowerCase();
 
@@ -144,6 +146,50 @@ export function deriveTables() {
   for (const [name, set] of [...zones].sort(([a], [b]) => (a < b ? -1 : 1)))
     zoneTable[name] = [...set].sort((a, b) => a - b);
 
+  // Dates: month names (as written with a day, and alone) and the orders of day, month and year each
+  // language writes, as templates: `{d}. {M} {y}`, `{d} de {M} de {y}`, `{y}年{m}月{d}日`.
+  const months = new Map();
+  const templates = new Set();
+  const day = new Date(Date.UTC(2025, 1, 14));
+  for (const locale of LOCALES) {
+    for (let m = 0; m < 12; m++) {
+      const date = new Date(Date.UTC(2025, m, 14));
+      for (const month of ['long', 'short']) {
+        const withDay = new Intl.DateTimeFormat(locale, { day: 'numeric', month, timeZone: 'UTC' })
+          .formatToParts(date)
+          .find((p) => p.type === 'month').value;
+        const alone = new Intl.DateTimeFormat(locale, { month, timeZone: 'UTC' }).format(date);
+        for (const name of [withDay, alone])
+          if (!/\d/.test(name)) put(months, name.toLowerCase().replace(/\.$/, ''), m + 1);
+      }
+    }
+    for (const options of [
+      { dateStyle: 'long' },
+      { dateStyle: 'medium' },
+      { day: 'numeric', month: 'long', year: 'numeric' },
+      { day: 'numeric', month: 'short', year: 'numeric' },
+      { day: 'numeric', month: 'long' },
+      { month: 'long', year: 'numeric' },
+    ]) {
+      const parts = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).formatToParts(day);
+      const template = parts
+        .map((p) => {
+          if (p.type === 'literal') return p.value.replace(/[{}]/g, '');
+          if (p.type === 'year') return '{y}';
+          if (p.type === 'day') return '{d}';
+          if (p.type === 'month') return /\d/.test(p.value) ? `{m}${p.value.replace(/\d/g, '')}` : '{M}';
+          return undefined;
+        })
+        .filter((t) => t !== undefined)
+        .join('')
+        .trim();
+      // Only what names a day or a month of a year; all-numeric forms are the date reader's own.
+      if (/\{[dm]\}|\{M\}/.test(template) && (template.includes('{M}') || /[^\d\s{}dmy./,-]/.test(template)))
+        templates.add(template);
+    }
+  }
+  const monthNames = split(months);
+
   const s = split(scales);
   const c = split(currencies);
   const u = split(units);
@@ -157,5 +203,7 @@ export function deriveTables() {
     units: u.one,
     ambiguousUnits: u.several,
     zones: zoneTable,
+    months: monthNames.one,
+    dates: [...templates].sort(),
   };
 }

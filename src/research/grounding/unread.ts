@@ -72,7 +72,11 @@ function doubt(
   if (/\d\p{L}+\d/u.test(text.slice(start, end))) return 'glued';
   // A letter or apostrophe glued before: `'98`, `FY24` — but `H1`, `Q3`, `A4` name, they do not elide.
   const previous = text[start - 1] ?? ' ';
-  if (/['’‘\p{L}]/u.test(previous) && digits.replace(/\D/g, '').length > 1) return 'before';
+  if (
+    /['’‘\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u.test(previous) &&
+    digits.replace(/\D/g, '').length > 1
+  )
+    return 'before';
   if (/\p{S}/u.test(previous) && !SIGNS.test(previous)) return 'before';
   // A unit, scale or currency read after the digits closes the figure: what follows is another matter —
   // unless what was read is a scale in another language (`4,5 mi` is miles or Portuguese millions).
@@ -94,7 +98,7 @@ function doubt(
   if (!/^[\p{L}\p{M}]/u.test(token)) return /^[-–—/(&+=|]$/.test(token) ? undefined : 'after';
   if (!/^[\p{Script=Latin}'’.-]+$/u.test(token)) return 'after';
   const [lower, bare] = [token.toLowerCase(), token.replace(/\.$/, '').toLowerCase()];
-  if (namesScaleOrCurrency(lower) || namesScaleOrCurrency(bare)) return 'after';
+  if (namesScaleOrCurrency(lower) || namesScaleOrCurrency(bare) || scaleAndCurrency(bare)) return 'after';
   // One letter is a symbol; two lower-case letters are mostly English words ("in", "to"), not units.
   if (/^\p{L}$/u.test(token) && !/^[aAI]$/.test(token)) return 'after';
   if ((token.length > 2 || token !== lower) && (namesUnit(lower) || namesUnit(bare))) return 'after';
@@ -116,6 +120,13 @@ const opaqueUnit = (symbol: string): boolean =>
   OPAQUE.test(symbol) && (unitOf(undefined, ` ${symbol}`)?.cls.startsWith('w:') ?? false);
 /** The shapes of symbol the unit reader keeps as written (see UNIT_AFTER's last alternative). */
 const OPAQUE = /^(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|[A-Z][a-z])$/;
+
+/** A scale and a currency written as one word: Swedish `tkr` and `mnkr`, `Mio€`. */
+function scaleAndCurrency(word: string): boolean {
+  for (let i = 1; i < word.length - 1; i++)
+    if (namesScaleOrCurrency(word.slice(0, i)) && namesScaleOrCurrency(word.slice(i))) return true;
+  return false;
+}
 
 /** SI prefixes (BIPM), by factor. */
 const PREFIXES: [string, number][] = [

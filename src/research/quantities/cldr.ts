@@ -87,3 +87,98 @@ export const namesUnit = (word: string): boolean => units.has(word);
 
 /** The offsets from UTC, in minutes, a time-zone abbreviation stands for (CET: 60 and 120 in summer). */
 export const zoneOffsets = (abbreviation: string): number[] | undefined => zones.get(abbreviation);
+
+const months = new Map(Object.entries(tables.months));
+
+/** A date's order in some language, as a pattern; `fields` names its groups in order (y, m, d). */
+export interface DateForm {
+  pattern: RegExp;
+  fields: ('y' | 'm' | 'd')[];
+}
+
+let dateForms: DateForm[] | undefined;
+let monthHint: RegExp | undefined;
+
+/**
+ * The forms of a date in CLDR's languages (`14. Februar 2025`, `14 de febrero de 2025`, `2025年2月14日`),
+ * made when first asked. A form with no year takes only month names of four letters or more: `des`,
+ * `sie` and `mar` are words too.
+ */
+export function worldDateForms(): DateForm[] {
+  if (dateForms) return dateForms;
+  const names = [...months.keys()].sort((a, b) => b.length - a.length).map(escape);
+  const long = names.filter((n) => n.replace(/\\/g, '').length >= 4);
+  // The longest forms first: `14 février 2025` is read whole before `14 février` could be.
+  dateForms = [...tables.dates]
+    .sort((a, b) => b.length - a.length)
+    .map((template) => {
+      const fields: DateForm['fields'] = [];
+      const withYear = template.includes('{y}');
+      const source = template
+        .split(/(\{[yMmd]\})/)
+        .map((part) => {
+          if (part === '{y}' || part === '{m}' || part === '{d}') {
+            fields.push(part[1] as 'y' | 'm' | 'd');
+            return part === '{y}' ? '(\\d{4})(?!\\d)' : '(\\d{1,2})(?!\\d)';
+          }
+          if (part === '{M}') {
+            fields.push('m');
+            return `(${(withYear ? names : long).join('|')})\\.?(?![\\p{L}])`;
+          }
+          return escape(part).replace(/ /g, '\\s*');
+        })
+        .join('');
+      return { pattern: new RegExp(`(?<![\\p{L}\\d])${source}`, 'giu'), fields };
+    });
+  monthHint = new RegExp(`(?<![\\p{L}])(?:${names.join('|')})(?![\\p{L}])|[年월日]`, 'iu');
+  return dateForms;
+}
+
+/** Whether a text may hold a date in another language's form (a month's name, 年, 월). */
+export function mayHoldWorldDate(text: string): boolean {
+  worldDateForms();
+  return monthHint!.test(text);
+}
+
+/** A month's number from its name in any language (`février`, `lutego`, `Mär.`); undefined if none. */
+export const monthNamed = (name: string): number | undefined =>
+  months.get(name.toLowerCase().replace(/\.$/, ''));
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// The scale characters of scripts written without spaces (万, 億, 兆, 만, 억, 조, 천), with their values.
+const CJK = new Map([...scales].filter(([w]) => w.length === 1 && !/\p{Script=Latin}/u.test(w)));
+const MARKS = [...CJK.keys()].join('');
+const CJK_RUN = new RegExp(`\\d+(?:\\.\\d+)?(?:\\s?[${MARKS}]+\\s?\\d*(?:\\.\\d+)?)+`, 'gu');
+
+/**
+ * A number written in parts with scale characters (`1兆2340億`, `3億2000万`, `1조 2천억`), written as one
+ * number in digits: below 10,000 a scale multiplies its part (`2천` 2,000), from 10,000 it closes a
+ * section (`2천억` 2,000 × 10⁸); sections add up when each is smaller than the last.
+ */
+export function composeScaled(text: string): string {
+  if (CJK.size === 0) return text;
+  return text.replace(CJK_RUN, (run) => {
+    let [total, section, last] = [0, 0, Number.POSITIVE_INFINITY];
+    const parts = [
+      ...run.matchAll(new RegExp(`(\\d+(?:\\.\\d+)?)?\\s?([${MARKS}])|(\\d+(?:\\.\\d+)?)`, 'gu')),
+    ];
+    if (parts.length < 2 && !parts[0]?.[2]) return run;
+    for (const [, digits, mark, tail] of parts) {
+      if (tail !== undefined) {
+        section += Number(tail);
+        continue;
+      }
+      const n = digits === undefined ? 0 : Number(digits);
+      const scale = CJK.get(mark!)!;
+      if (scale < 1e4) section += (n || 1) * scale;
+      else {
+        if (scale >= last) return run;
+        total += (section + n) * scale;
+        [section, last] = [0, scale];
+      }
+    }
+    total += section;
+    return Number.isSafeInteger(total) && parts.length > 1 ? `${total}${/\s$/.test(run) ? ' ' : ''}` : run;
+  });
+}

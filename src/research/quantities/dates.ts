@@ -1,3 +1,4 @@
+import { mayHoldWorldDate, monthNamed, worldDateForms } from './cldr.js';
 import { type Fact, keyed, pad2, readAll } from './fact.js';
 
 // Dates and times in the forms writers use: `2026-03-01`, `March 1, 2026`, `1 March 2026`, `Sept. 30`,
@@ -92,6 +93,23 @@ export function readDates(input: string): { facts: Fact[]; text: string } {
       return [keyed('date', m[0], gives, [`m:${y}-${pad2(month)}`])];
     });
   }
+  // Dates in the orders and month names of other languages, from CLDR (see cldr.ts).
+  if (mayHoldWorldDate(input))
+    for (const form of worldDateForms())
+      pass(form.pattern, (m) => {
+        const at = (f: 'y' | 'm' | 'd') => m[form.fields.indexOf(f) + 1];
+        const [y, d, name] = [at('y'), at('d'), at('m')!];
+        const month = /^\d+$/.test(name) ? Number(name) : monthNamed(name);
+        if (!month) return undefined;
+        if (d !== undefined) return day(m[0], y, month, Number(d));
+        if (y === undefined) return undefined;
+        const gives = [
+          `m:${y}-${pad2(month)}`,
+          `n:${y}`,
+          ...(month === 6 || month === 7 ? [`mid:${y}`] : []),
+        ];
+        return [keyed('date', m[0], gives, [`m:${y}-${pad2(month)}`])];
+      });
   pass(AM_PM, (m) => {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12) return undefined;

@@ -1,4 +1,4 @@
-import { currencyAt, scaleAt } from './cldr.js';
+import { currencyAt, scaleAt, unreadScale } from './cldr.js';
 import { digitRuns, type Fact } from './fact.js';
 import {
   ADVERB_TIME,
@@ -40,10 +40,12 @@ const count = (text: string, re: RegExp): number => {
 };
 
 const CUR_BEFORE = String.raw`(?:(?:(?<!\p{L})\p{Lu}{1,2})?[$¥£]|[€₹]|(?<!\p{L})(?:USD|EUR|GBP|CAD|AUD|NZD|HKD|SGD|JPY|CHF|INR|Rs\.?|S?Fr\.)\s?)`;
+// Letters a figure glued after is part of a word (`COVID19`); scripts without spaces (`売上高は32億`) glue all.
+const GLUED = String.raw`\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}`;
 const GROUPED = String.raw`\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?<sep>[,.'’ ])\d{3}(?:\k<sep>\d{3})*`;
-const SCALE = String.raw`(?:(?<suf>k|K|M|B|bn|mn|m|b|Mio\.?|Mrd\.?|Tsd\.?)(?![\p{L}\p{N}])|\s+(?<word>hundred|thousand|million|billion|trillion|lakh|crore)s?(?!\p{L}))`;
+const SCALE = String.raw`(?:(?<suf>k|K|M|B|bn|mn|m|b|Mio\.?|Mrd\.?|Tsd\.?)(?![\p{L}\p{N}])|\s+(?<word>hundred|thousand|million|billion|trillion)s?(?!\p{L}))`;
 const NUMBER = new RegExp(
-  String.raw`(?<sign>[-−–]\s?)?(?<cur>${CUR_BEFORE})?(?<sign2>[-−])?(?<![\p{L}\p{N}_]|\p{L}[-–]|\d[.,])` +
+  String.raw`(?<sign>[-−–]\s?)?(?<cur>${CUR_BEFORE})?(?<sign2>[-−])?(?<![${GLUED}\p{N}_]|[${GLUED}][-–]|\d[.,])` +
     String.raw`(?<int>${GROUPED}|\d+)(?<dec>[.,]\d+)?(?![\d])${SCALE}?`,
   'gu',
 );
@@ -169,6 +171,9 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const g = m.groups!;
     // A scale or currency in the words of another language, from CLDR: `3,2 Mrd. €`, `2 milliards d'euros`.
     let at = m.index + m[0].length;
+    // A scale word that means another scale in another language (French `billion`, 10¹²) is read only in English.
+    const scaleWritten = (g.suf ?? g.word)?.toLowerCase();
+    if (scaleWritten && o.english === false && unreadScale(scaleWritten.replace(/\.$/, ''))) continue;
     const world = g.suf || g.word ? undefined : scaleAt(text, at);
     // A scale word languages disagree on (bn, tn) is read as English reads it in English text; any
     // other leaves the figure unread rather than read at its face value.

@@ -100,6 +100,8 @@ export function readPeriods(input: string): { facts: Fact[]; text: string } {
     const written = m[1] ?? m[2] ?? m[3]!;
     // "Python 3.5%" or "Version 2.5 million" are not versions.
     if (m[3] && AFTER_NUMBER.test(text.slice(m.index + m[0].length))) return undefined;
+    // `5.307.431` is a number grouped by stops (as most of Europe writes), not a version.
+    if (m[2] && /^\d{1,3}(?:\.\d{3})+$/.test(m[2])) return undefined;
     return [keyed('version', m[0], [`vw:${written}`], [`vw:${written}`])];
   });
   return { facts, text };

@@ -1,3 +1,4 @@
+import { composeScaled } from './cldr.js';
 import { readDates } from './dates.js';
 import { readEras } from './eras.js';
 import { digitRuns, type Fact } from './fact.js';
@@ -47,7 +48,7 @@ export function readText(
   input: string,
   o: ReadOptions = {},
 ): { facts: Fact[]; rest: string; windows: string } {
-  const laid = undoLayout(writeOutPowers(input));
+  const laid = composeScaled(undoLayout(writeOutPowers(input)));
   // "a 7-to-2 vote", "a 10-to-15-minute walk": a range written as one compound word.
   let whole = laid.includes('-to-') ? laid.replace(/(\d)-to-(?=\d)/g, '$1 to ') : laid;
   // "37 and a half years", "2 and a quarter hours": the figure with its fraction.
