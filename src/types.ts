@@ -92,6 +92,8 @@ export interface ModelRequest {
   /** `none` keeps the tools visible (history may hold tool calls) but forbids new calls. */
   toolChoice?: 'auto' | 'none';
   maxTokens?: number;
+  /** The reply must be JSON of this schema: Ollama constrains its decoding to it; other providers ignore it. */
+  jsonSchema?: Record<string, unknown>;
   signal?: AbortSignal;
   onEvent?: (event: StreamEvent) => void;
 }
@@ -100,6 +102,12 @@ export interface ModelRequest {
 export interface Provider {
   readonly name: ProviderName;
   complete(request: ModelRequest): Promise<AssistantMessage>;
+  /**
+   * The context a model has on this server, in tokens, where it can be known (local servers: the model's
+   * own, a setting, or what the server says); undefined when unknown. Absent for the hosted APIs, which
+   * refuse a prompt too long rather than cut it.
+   */
+  contextTokens?(model: string): Promise<number | undefined>;
 }
 
 export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible' | 'ollama';

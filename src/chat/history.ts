@@ -1,4 +1,14 @@
+import { CHARS_PER_TOKEN } from '../providers/context.js';
 import type { Message } from '../types.js';
+
+/**
+ * Characters of history that fit a model with a context of `window` tokens, beside `fixedChars` (the
+ * system prompt and the tools) and room for the reply (up to 4,096 tokens, a quarter of a small window).
+ */
+export function historyCharsFor(window: number, fixedChars: number): number {
+  const reply = Math.min(4096, Math.floor(window / 4));
+  return Math.max(0, Math.floor((window - reply - 256) * CHARS_PER_TOKEN) - fixedChars);
+}
 
 /** A rough size of a message as the model sees it: text, tool arguments and results. */
 export function messageChars(m: Message): number {

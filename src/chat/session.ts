@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { runTurn, type TurnOptions, type TurnResult } from '../loop/run-turn.js';
+import { promptTokens, SMALLEST_CONTEXT } from '../providers/context.js';
 import type { Price } from '../providers/prices.js';
 import { StoreError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { emptyUsage, type Message } from '../types.js';
-import { trimHistory } from './history.js';
+import { historyCharsFor, trimHistory } from './history.js';
 
 export interface SessionOptions extends Omit<TurnOptions, 'signal' | 'onEvent' | 'confirm' | 'onModelCall'> {
   store: Store;
@@ -63,7 +64,10 @@ export class ChatSession {
     extra: Pick<TurnOptions, 'signal' | 'onEvent' | 'confirm'> = {},
   ): Promise<TurnResult> {
     const { store, userPrices, maxHistoryChars, resume: _resume, ...turn } = this.options;
-    const trimmed = trimHistory(this.messages, (maxHistoryChars ?? DEFAULT_HISTORY_CHARS) - text.length);
+    const trimmed = trimHistory(
+      this.messages,
+      (await this.historyLimit(text, maxHistoryChars)) - text.length,
+    );
     if (trimmed.dropped > 0) {
       extra.onEvent?.({
         type: 'notice',
@@ -104,6 +108,28 @@ export class ChatSession {
     }
     await this.complete(result.messages, extra.onEvent);
     return result;
+  }
+
+  /**
+   * The history's room: the setting (or about 100,000 tokens), and on a local server whose model's context
+   * is known, what fits that context. Asked of the server only once the conversation could exceed the
+   * smallest context any server has.
+   */
+  private async historyLimit(text: string, setting: number | undefined): Promise<number> {
+    const limit = setting ?? DEFAULT_HISTORY_CHARS;
+    const { provider, model, system, registry } = this.options;
+    const messages: Message[] = [...this.messages, { role: 'user', content: text }];
+    if (
+      !provider.contextTokens ||
+      promptTokens({ system, messages, tools: registry.specs }) <= SMALLEST_CONTEXT
+    )
+      return limit;
+    const window = await provider.contextTokens(model);
+    if (window === undefined) return limit;
+    return Math.min(
+      limit,
+      historyCharsFor(window, (system?.length ?? 0) + JSON.stringify(registry.specs).length),
+    );
   }
 
   /** Says once that the conversation is no longer saved; without a listener, at the next message. */

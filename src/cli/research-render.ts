@@ -7,6 +7,7 @@ import { resultJson } from '../research/result-json.js';
 import { timingsLine } from '../research/run/timings.js';
 import type { Source, SourceReport } from '../research/sources.js';
 import { terminalMarkdown } from './markdown/index.js';
+import { PartialLine } from './markdown/partial-line.js';
 import { clean, formatInt, formatUsd, streamCleaner, styleFor } from './style.js';
 
 const STEP_LABEL: Record<ResearchStep, string> = {
@@ -34,6 +35,8 @@ export class ResearchRenderer {
   private readonly cleanStream = streamCleaner();
   private readonly err = styleFor(process.stderr);
   private readonly markdown;
+  /** The answer's line being written, shown as it comes until the renderer draws it (a terminal only). */
+  private readonly partialLine = new PartialLine(process.stdout);
 
   /** `raw`: keep the streamed answer's Markdown as it is on a terminal (otherwise rendered line by line). */
   constructor(
@@ -70,7 +73,18 @@ export class ResearchRenderer {
         this.streamed = true;
         {
           const text = this.cleanStream(e.delta);
-          process.stdout.write(this.markdown ? this.markdown.push(text) : text);
+          if (!this.markdown) {
+            process.stdout.write(text);
+            break;
+          }
+          const lines = this.markdown.push(text);
+          if (lines) {
+            this.partialLine.clear();
+            process.stdout.write(lines);
+          }
+          const pending = this.markdown.pending();
+          if (pending) this.partialLine.show(pending);
+          else this.partialLine.clear();
         }
         break;
       case 'spend':
@@ -85,6 +99,7 @@ export class ResearchRenderer {
 
   /** A progress line that does not tear the spinner. */
   private line(text: string): void {
+    this.partialLine.clear();
     const spinning = this.spinner?.isSpinning;
     const label = this.spinner?.text;
     if (spinning) this.spinner!.stop();
@@ -94,6 +109,7 @@ export class ResearchRenderer {
 
   /** Ends the spinner: a tick when the run finished, a cross on the step that failed or was cancelled. */
   finishProgress(ok = true): void {
+    this.partialLine.clear();
     if (this.streamed && this.markdown) process.stdout.write(this.markdown.end());
     if (!this.spinner?.isSpinning) return;
     if (ok) this.spinner.succeed();

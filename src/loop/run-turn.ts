@@ -1,4 +1,5 @@
 import { AbortedError, errorMessage } from '../errors.js';
+import { cutFix, promptTokens, promptWasCut, SMALLEST_CONTEXT } from '../providers/context.js';
 import { parseToolArguments } from '../providers/json.js';
 import { cancelledMessage } from '../providers/partial.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -77,6 +78,19 @@ export async function runTurn(
   let modelCalls = 0;
   const emit = (e: LoopEvent) => o.onEvent?.(e);
 
+  /** A local server that read far less than the prompt cut its start: the conversation's beginning. */
+  const sayIfCut = async (reply: AssistantMessage, messages: Message[]) => {
+    if (!o.provider.contextTokens) return;
+    const estimated = promptTokens({ system: o.system, messages, tools: o.registry.specs });
+    const read = reply.usage.input + reply.usage.cacheRead + reply.usage.cacheWrite;
+    if (estimated <= SMALLEST_CONTEXT) return;
+    if (!promptWasCut({ estimated, read, window: await o.provider.contextTokens(o.model) })) return;
+    emit({
+      type: 'notice',
+      message: `The server cut this prompt: it read ${read.toLocaleString('en-US')} of about ${estimated.toLocaleString('en-US')} tokens, so the model did not see all of it (the start is lost). To fix: ${cutFix(o.provider.name)}.`,
+    });
+  };
+
   const call = async (toolChoice: 'auto' | 'none'): Promise<AssistantMessage> => {
     if (o.signal?.aborted) throw new AbortedError();
     modelCalls++;
@@ -110,6 +124,7 @@ export async function runTurn(
     }
     o.onModelCall?.(reply);
     if (reply.stopReason === 'aborted' || o.signal?.aborted) throw new AbortedError();
+    await sayIfCut(reply, [...history, ...added]);
     added.push(reply);
     return reply;
   };

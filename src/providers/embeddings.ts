@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortedError, ConfigError, ProviderError } from '../errors.js';
+import { backOff, retryableStatus } from './back-off.js';
 import { type Embedding, fitting } from './embedding-fit.js';
 import { translateError } from './errors.js';
-import { OLLAMA_DEFAULT_URL } from './registry.js';
+import { ollamaBaseUrl } from './ollama-host.js';
 import { requestSignal } from './request-signal.js';
 
 // Embedding models, `--embeddings <provider>:<model>` (or AGENT_EMBEDDINGS): OpenAI and any server of
@@ -71,7 +71,7 @@ export async function createEmbedder(
   const label = `${spec.provider}:${spec.model}`;
   const override = env.AGENT_EMBEDDINGS_BASE_URL?.trim() || undefined;
   if (spec.provider === 'ollama') {
-    const base = ollamaHost(override ?? env.OLLAMA_HOST);
+    const base = ollamaBaseUrl(override ?? env.OLLAMA_HOST);
     const variable = override ? 'AGENT_EMBEDDINGS_BASE_URL' : 'OLLAMA_HOST';
     return {
       ...spec,
@@ -189,12 +189,6 @@ function checked(vectors: ArrayLike<number>[], texts: string[], tokens: number |
   return { vectors, inputTokens: tokens ?? Math.ceil(chars / 4) };
 }
 
-/** OLLAMA_HOST (`host:port` or a URL, maybe with chat's `/v1`) as the server's root. */
-function ollamaHost(host: string | undefined): string {
-  const url = host ? (/^https?:\/\//.test(host) ? host : `http://${host}`) : OLLAMA_DEFAULT_URL;
-  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
-}
-
 const RETRIES = 3;
 
 /**
@@ -235,7 +229,7 @@ async function ollamaEmbed(
             : `Could not reach Ollama at ${base}: ${(error as Error).message}. Check ${variable}.`,
         );
       }
-      const retryable = [408, 409, 429].includes(response.status) || response.status >= 500;
+      const retryable = retryableStatus(response.status);
       if (retryable && attempt < RETRIES) {
         await response.body?.cancel();
         await backOff(attempt, response.headers.get('retry-after'), signal);
@@ -259,14 +253,4 @@ async function ollamaEmbed(
       own.release();
     }
   }
-}
-
-/** 0.5 s, 1 s, 2 s (with jitter), or what Retry-After asks, up to a minute. */
-async function backOff(attempt: number, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
-  const asked = retryAfter === null ? Number.NaN : Number(retryAfter) * 1000;
-  const ms = Number.isFinite(asked)
-    ? Math.min(asked, 60_000)
-    : 500 * 2 ** attempt * (0.75 + Math.random() / 2);
-  // Cut short by an abort (the caller then sees its signal aborted); the listener goes with the wait.
-  await sleep(ms, undefined, { signal }).catch(() => {});
 }

@@ -119,7 +119,8 @@ export function buildChatRequest(request: ModelRequest): ChatCompletionCreatePar
     stream: true,
     stream_options: { include_usage: true },
   };
-  // `max_tokens` is the name every compatible server (Ollama, vLLM, llama.cpp) understands.
+  // `max_tokens` is the name every compatible server (Ollama, vLLM, llama.cpp) understands; jsonSchema is
+  // left out (servers differ in how they take one, and the reply is read tolerantly anyway).
   if (request.maxTokens) body.max_tokens = request.maxTokens;
   if (request.tools?.length) {
     body.tools = convertChatTools(request.tools);
@@ -128,13 +129,37 @@ export function buildChatRequest(request: ModelRequest): ChatCompletionCreatePar
   return body;
 }
 
+/**
+ * The SDK reads an error's message from `error.message` in the body, and vLLM's body has it at the top
+ * (`{"object":"error","message":"This model's maximum context length is …"}`): without this, the message
+ * is "400 status code (no body)". llama.cpp's context refusal keeps its sizes (n_ctx) in the message.
+ */
+class CompatibleClient extends OpenAI {
+  protected override makeStatusError(
+    status: number,
+    error: object,
+    message: string | undefined,
+    headers: Headers,
+  ) {
+    const body = error as { error?: Record<string, unknown>; message?: unknown } | undefined;
+    let e = body;
+    if (body && !body.error && typeof body.message === 'string') e = { error: body };
+    const inner = e?.error;
+    if (inner && typeof inner.message === 'string' && typeof inner.n_ctx === 'number')
+      inner.message = `${inner.message} (n_ctx ${inner.n_ctx}, n_prompt_tokens ${inner.n_prompt_tokens ?? '?'})`;
+    return super.makeStatusError(status, e as object, message, headers);
+  }
+}
+
 export function createOpenAIChatProvider(options: {
   name: 'openai-compatible' | 'ollama';
   baseURL?: string;
   apiKey?: string;
   maxRetries?: number;
+  /** AGENT_CONTEXT_TOKENS: the server's context, when the user says it (else asked of the server). */
+  contextTokens?: number;
 }): Provider {
-  const client = new OpenAI({
+  const client = new CompatibleClient({
     maxRetries: options.maxRetries ?? 3,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
@@ -142,6 +167,9 @@ export function createOpenAIChatProvider(options: {
   const vendor = options.name === 'ollama' ? 'Ollama' : 'the OpenAI-compatible server';
   return {
     name: options.name,
+    contextTokens: async (model) =>
+      options.contextTokens ??
+      (options.baseURL ? discoverContext(options.baseURL, model, options.apiKey) : undefined),
     async complete(request): Promise<AssistantMessage> {
       const text: TextPart = { type: 'text', text: '' };
       const assembler = new ToolCallAssembler((call) =>
@@ -220,4 +248,52 @@ export function createOpenAIChatProvider(options: {
       };
     },
   };
+}
+
+/** Contexts servers told, by server and model, for the process's life. */
+const discovered = new Map<string, Promise<number | undefined>>();
+
+/**
+ * A compatible server's context where it says it: vLLM lists `max_model_len` with each model in
+ * GET /v1/models; llama.cpp's server gives `n_ctx` in GET /props (at its root). Undefined otherwise (an
+ * Ollama behind its /v1 route says neither). Asked once per model, each question briefly.
+ */
+export function discoverContext(
+  baseURL: string,
+  model: string,
+  apiKey?: string,
+): Promise<number | undefined> {
+  const key = `${baseURL}\n${model}`;
+  let found = discovered.get(key);
+  if (!found) {
+    found = askContext(baseURL.replace(/\/+$/, ''), model, apiKey);
+    discovered.set(key, found);
+  }
+  return found;
+}
+
+async function askContext(base: string, model: string, apiKey?: string): Promise<number | undefined> {
+  const get = async (url: string): Promise<unknown> => {
+    try {
+      const r = await fetch(url, {
+        headers: apiKey && apiKey !== 'not-needed' ? { authorization: `Bearer ${apiKey}` } : {},
+        signal: AbortSignal.timeout(5000),
+      });
+      return r.ok ? await r.json() : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+  const models = (await get(`${base}/models`)) as
+    | { data?: { id?: string; max_model_len?: unknown }[] }
+    | undefined;
+  const listed =
+    models?.data?.find((m) => m.id === model) ?? (models?.data?.length === 1 ? models.data[0] : undefined);
+  const fromList = whole(listed?.max_model_len);
+  if (fromList) return fromList;
+  const props = (await get(`${base.replace(/\/v1$/, '')}/props`)) as
+    | { n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown } }
+    | undefined;
+  return whole(props?.default_generation_settings?.n_ctx) ?? whole(props?.n_ctx);
 }

@@ -20,8 +20,6 @@ export const DEFAULT_MODELS: Record<ProviderName, ModelDefaults | undefined> = {
   'openai-compatible': undefined,
 };
 
-export const OLLAMA_DEFAULT_URL = 'http://localhost:11434/v1';
-
 export const NO_PROVIDER_MESSAGE =
   'No model provider is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use a local server with ' +
   '--provider ollama (or --provider openai-compatible with OPENAI_BASE_URL). AGENT_PROVIDER picks one by default.';
@@ -81,24 +79,34 @@ export async function createProvider(
       const { createOpenAIResponsesProvider } = await import('./openai-responses.js');
       return createOpenAIResponsesProvider();
     }
-    case 'openai-compatible':
     case 'ollama': {
-      const { createOpenAIChatProvider } = await import('./openai-chat.js');
-      const baseURL = env.OPENAI_BASE_URL || (name === 'ollama' ? ollamaURL(env) : undefined);
+      // Ollama's own API (it takes a context size per request; its OpenAI route does not).
+      const [{ createOllamaProvider }, { ollamaBaseUrl }, { tokensSetting }] = await Promise.all([
+        import('./ollama.js'),
+        import('./ollama-host.js'),
+        import('./context.js'),
+      ]);
+      const numCtx = tokensSetting(env, 'AGENT_NUM_CTX');
+      return createOllamaProvider({ baseUrl: ollamaBaseUrl(env.OLLAMA_HOST), ...(numCtx ? { numCtx } : {}) });
+    }
+    case 'openai-compatible': {
+      const [{ createOpenAIChatProvider }, { tokensSetting }] = await Promise.all([
+        import('./openai-chat.js'),
+        import('./context.js'),
+      ]);
+      const baseURL = env.OPENAI_BASE_URL;
       if (!baseURL)
         throw new ConfigError(
           'Provider openai-compatible needs OPENAI_BASE_URL (for example http://localhost:8000/v1).',
         );
+      const contextTokens = tokensSetting(env, 'AGENT_CONTEXT_TOKENS');
       // Local servers need no key, but the SDK insists on one.
-      return createOpenAIChatProvider({ name, baseURL, apiKey: env.OPENAI_API_KEY || 'not-needed' });
+      return createOpenAIChatProvider({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey: env.OPENAI_API_KEY || 'not-needed',
+        ...(contextTokens ? { contextTokens } : {}),
+      });
     }
   }
-}
-
-/** Ollama's own OLLAMA_HOST (`host:port` or a URL) is honoured; otherwise its default port. */
-function ollamaURL(env: NodeJS.ProcessEnv): string {
-  const host = env.OLLAMA_HOST;
-  if (!host) return OLLAMA_DEFAULT_URL;
-  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
-  return `${withScheme.replace(/\/+$/, '')}/v1`;
 }

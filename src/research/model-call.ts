@@ -1,6 +1,8 @@
 import { AbortedError, AgentError, errorMessage } from '../errors.js';
+import { contextRefusal, cutFix, promptTokens, promptWasCut } from '../providers/context.js';
 import { cancelledMessage } from '../providers/partial.js';
 import { costOf, findPrice, type PriceTable } from '../providers/prices.js';
+import { requestSignal } from '../providers/request-signal.js';
 import { StoreError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import type { LedgerEntry } from '../store/types.js';
@@ -10,8 +12,12 @@ import {
   emptyUsage,
   type Message,
   type Provider,
+  type StopReason,
+  type StreamEvent,
   type Usage,
 } from '../types.js';
+import { windowFor } from './fit.js';
+import { REPEAT_SPAN, RepeatWatch } from './repeat-watch.js';
 import { type Budget, CapReached } from './run/budget.js';
 import type { ResearchEvent, ResearchOptions, ResearchResult } from './types.js';
 
@@ -35,6 +41,24 @@ export type Emit = (e: ResearchEvent) => void;
 export type ModelStep = 'plan' | 'followup' | 'extract' | 'write' | 'verify';
 
 export type Caller = ReturnType<typeof modelCaller>;
+
+export interface CallExtra {
+  /** A JSON schema for the reply (Ollama holds the model to it; others are asked in the prompt). */
+  jsonSchema?: Record<string, unknown>;
+  /** The step needs its whole reply (a plan, an extraction's JSON): one cut at the output limit is asked again. */
+  whole?: boolean;
+  /** What the call is about, for the lines that say a prompt was cut or a reply looped. */
+  what?: string;
+}
+
+export interface CallResult {
+  text: string;
+  stopReason: StopReason;
+  /** The server read only part of the prompt: the reply is not the whole source's (or question's). */
+  cut?: boolean;
+  /** The reply repeated itself and was stopped; `text` is what came before the repeats. */
+  repeated?: boolean;
+}
 
 /** One model call: recorded in the ledger and reported, whatever step it serves. */
 export function modelCaller(
@@ -71,14 +95,18 @@ export function modelCaller(
     emit({ type: 'spend', step, model: reply.model, usage: reply.usage, costUsd });
     return costUsd;
   };
-  return async (
+  /** One request, recorded; a stream that repeats itself is stopped, a prompt the server cut is said. */
+  const attempt = async (
     step: ModelStep,
     model: string,
     system: string,
     messages: Message[],
-    onText?: (d: string) => void,
-    maxTokens: number = MAX_TOKENS[step],
-  ) => {
+    onText: ((d: string) => void) | undefined,
+    maxTokens: number,
+    extra: CallExtra,
+    estimated: number,
+    window: number | undefined,
+  ): Promise<CallResult> => {
     if (o.signal?.aborted) throw new AbortedError();
     // Under a cap the call waits for room, or is refused (the request's size stands for its input).
     const ticket = await budget?.admit({
@@ -94,6 +122,23 @@ export function modelCaller(
       ticket?.settle(0);
       throw new AbortedError();
     }
+    const about = extra.what ? ` for ${extra.what}` : '';
+    // The call's own signal: the run's, and this watch's when the stream loops.
+    const own = requestSignal(o.signal);
+    const stop = new AbortController();
+    own.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    const watch = new RepeatWatch();
+    const thinking = new RepeatWatch();
+    let repeated: RepeatWatch | undefined;
+    const onEvent = (e: StreamEvent) => {
+      if (e.type === 'text') onText?.(e.delta);
+      if (repeated || e.type === 'toolCallStart') return;
+      const w = e.type === 'text' ? watch : thinking;
+      if (w.push(e.delta)) {
+        repeated = w;
+        stop.abort();
+      }
+    };
     let reply: AssistantMessage;
     try {
       const call = () =>
@@ -102,8 +147,9 @@ export function modelCaller(
           system,
           messages,
           maxTokens,
-          signal: o.signal,
-          onEvent: onText ? (e) => e.type === 'text' && onText(e.delta) : undefined,
+          signal: stop.signal,
+          onEvent,
+          ...(extra.jsonSchema ? { jsonSchema: extra.jsonSchema } : {}),
         });
       reply = await (o.callSlots ? o.callSlots(provider.name, call) : call());
     } catch (error) {
@@ -127,9 +173,18 @@ export function modelCaller(
       } finally {
         ticket?.settle(cost);
       }
+      if (repeated && error instanceof AbortedError && !o.signal?.aborted) {
+        emit({
+          type: 'notice',
+          message: `The ${step} reply${about} was repeating itself (the same ${REPEAT_SPAN} characters three times): stopped there, and what came before the repeats is used.`,
+        });
+        return { text: watch.beforeRepeats(), stopReason: 'length', repeated: true };
+      }
       if (error instanceof AbortedError) throw error;
       if (o.signal?.aborted) throw new AbortedError();
       throw new AgentError(`The ${step} step failed: ${errorMessage(error)}`, { cause: error });
+    } finally {
+      own.release();
     }
     const text = reply.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
     let costUsd: number | null = null;
@@ -138,9 +193,63 @@ export function modelCaller(
     } finally {
       ticket?.settle(costUsd, text.length);
     }
-    return { text, stopReason: reply.stopReason };
+    // The server read less than was sent (see context.ts): said, and the reply marked as from part of it.
+    const read = reply.usage.input + reply.usage.cacheRead + reply.usage.cacheWrite;
+    const cut = provider.contextTokens !== undefined && promptWasCut({ estimated, read, window });
+    if (cut)
+      emit({
+        type: 'notice',
+        message: `The server cut the ${step} prompt${about}: it read ${formatTokens(read)} of about ${formatTokens(estimated)} tokens, so the reply is from part of it. To fix: ${cutFix(provider.name, o.env)}.`,
+      });
+    return { text, stopReason: reply.stopReason, ...(cut ? { cut } : {}) };
+  };
+
+  /**
+   * One model call, fitted to the model's context where it is known: the reply's budget leaves room for
+   * the prompt. A server that refuses the request as longer than its context is asked once more with the
+   * budget it leaves (a prompt too long itself is the caller's to split: the error goes up). A step that
+   * needs its whole reply and was cut at the output limit is asked once more with twice the room.
+   */
+  return async (
+    step: ModelStep,
+    model: string,
+    system: string,
+    messages: Message[],
+    onText?: (d: string) => void,
+    maxTokens: number = MAX_TOKENS[step],
+    extra: CallExtra = {},
+  ): Promise<CallResult> => {
+    const estimated = promptTokens({ system, messages });
+    let window = await windowFor(provider, model, estimated);
+    const room = (wanted: number, prompt = estimated) =>
+      window === undefined ? wanted : Math.max(256, Math.min(wanted, window - prompt - 64));
+    let budgetTokens = room(maxTokens);
+    const once = (tokens: number) =>
+      attempt(step, model, system, messages, onText, tokens, extra, estimated, window);
+    let result: CallResult;
+    try {
+      result = await once(budgetTokens);
+    } catch (error) {
+      const refusal = contextRefusal((error as { cause?: unknown }).cause);
+      const prompt = refusal?.promptTokens ?? estimated;
+      if (!refusal || prompt + 256 >= refusal.maxTokens) throw error;
+      window = refusal.maxTokens;
+      budgetTokens = room(budgetTokens, prompt);
+      result = await once(budgetTokens);
+    }
+    if (!extra.whole || result.stopReason !== 'length' || result.repeated) return result;
+    const more = room(budgetTokens * 2);
+    if (more > budgetTokens) result = await once(more);
+    if (result.stopReason === 'length')
+      emit({
+        type: 'notice',
+        message: `The ${step} reply${extra.what ? ` for ${extra.what}` : ''} was cut off at its output limit (${formatTokens(Math.max(more, budgetTokens))} tokens)${more > budgetTokens ? ', asked twice' : ''}: what arrived is used.`,
+      });
+    return result;
   };
 }
+
+const formatTokens = (n: number) => n.toLocaleString('en-US');
 
 /** The run's token and dollar totals; dollars become unknown (null) once any call has no price. */
 export class RunLedger {

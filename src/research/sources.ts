@@ -64,6 +64,8 @@ export interface RoundOptions {
   signal?: AbortSignal;
   /** Results read per search. */
   perSearch: number;
+  /** Beyond this many characters a source is cut to its passages that match (default MAX_SOURCE_CHARS). */
+  sourceChars?: number;
   /** The question and the plan's searches: long documents are cut to the passages that match these. */
   queries: string[];
   /** The run's retrieval: how a long document's passages are ranked for these queries. */
@@ -104,7 +106,7 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
   let room = o.room;
   const report = (r: SourceReport) => o.onReport?.(r);
   const collected = async (s: Omit<Source, 'n'>, key: string): Promise<Source> => {
-    // Every text here is within MAX_SOURCE_CHARS already: documents and pages through their budget.
+    // Every text here is within the source budget already: documents and pages through their budget.
     const source: Source = { ...s, n: 0 };
     await o.onSource?.(source, key);
     return source;
@@ -190,7 +192,8 @@ export async function collectRound(plan: Plan, o: RoundOptions): Promise<Source[
 }
 
 async function documentRead(o: RoundOptions, slug: string): Promise<Omit<Source, 'n'> | undefined> {
-  const read = await documentSource(o.store, o.root, slug, o.queries, MAX_SOURCE_CHARS, o.retriever);
+  const budget = o.sourceChars ?? MAX_SOURCE_CHARS;
+  const read = await documentSource(o.store, o.root, slug, o.queries, budget, o.retriever);
   if (!read) return undefined;
   const status = read.excerpted ? 'excerpts' : 'read';
   return { kind: 'document', title: read.title, location: read.path, slug, text: read.text, status };
@@ -323,7 +326,7 @@ async function readResult(
     }
     const title = page.title || result.title;
     // A long page or PDF is cut to its passages that match, as a long document is.
-    const read = textSource(page.text, title, o.queries, MAX_SOURCE_CHARS);
+    const read = textSource(page.text, title, o.queries, o.sourceChars ?? MAX_SOURCE_CHARS);
     const status = read.excerpted ? 'excerpts' : 'read';
     const source = await st.collected(
       {
@@ -365,7 +368,7 @@ async function readResult(
       location: result.url,
       text:
         fallback === 'search-text'
-          ? textSource(result.content!, result.title, o.queries, MAX_SOURCE_CHARS).text
+          ? textSource(result.content!, result.title, o.queries, o.sourceChars ?? MAX_SOURCE_CHARS).text
           : result.snippet,
       status: fallback,
       readAt: new Date().toISOString(),

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { trimHistory } from '../../src/chat/history.js';
 import { ChatSession } from '../../src/chat/session.js';
+import { promptTokens } from '../../src/providers/context.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { Message } from '../../src/types.js';
 import { assertWellFormed, reply, scriptedProvider, text, toolCall } from '../support/scripted-provider.js';
@@ -45,4 +46,25 @@ it('a session sends only what fits, and says so', async () => {
     provider.requests.at(-1)!.messages.map((m) => (m.role === 'user' ? m.content.slice(0, 9) : m.role)),
   ).toEqual(['message 1', 'assistant', 'message 2']);
   expect(notices[0]).toMatch(/oldest exchange\(s\) no longer fit/);
+});
+
+it("on a local server, the history is cut to the model's context: each request fits it", async () => {
+  const scripted = scriptedProvider(() => reply([text('ok')]));
+  const provider = { ...scripted, name: 'ollama' as const, contextTokens: async () => 4096 };
+  const registry = new ToolRegistry(testTools().tools);
+  const session = new ChatSession({
+    provider,
+    model: 'm',
+    registry,
+    maxTurns: 2,
+    store: await sqliteStore(':memory:'),
+  });
+  const notices: string[] = [];
+  for (let i = 0; i < 6; i++)
+    await session.send(`message ${i} ${'words of a long question '.repeat(200)}`, {
+      onEvent: (e) => e.type === 'notice' && notices.push(e.message),
+    });
+  for (const r of scripted.requests) expect(promptTokens(r)).toBeLessThanOrEqual(4096);
+  expect(scripted.requests.at(-1)!.messages.length).toBeLessThan(12);
+  expect(notices.some((n) => /oldest exchange\(s\) no longer fit/.test(n))).toBe(true);
 });

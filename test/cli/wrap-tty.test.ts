@@ -78,7 +78,8 @@ it.skipIf(!hasScript)(
       await chat.waitFor(/Ctrl-D to leave/);
       let mark = chat.mark();
       chat.type('first\r');
-      await chat.waitFor(/day\./, mark);
+      // The reply's line as drawn at its end (while it streams, the line is shown as it comes, unwrapped).
+      await chat.waitFor(/day\.\r?\n/, mark);
       expect(Math.max(...widths(mark))).toBeLessThanOrEqual(60);
       expect(Math.max(...widths(mark))).toBeGreaterThan(30);
       writeFileSync(go, '');
@@ -88,7 +89,7 @@ it.skipIf(!hasScript)(
       await chat.waitFor(/day\.[\s\S]*›[\s\S]*›/, mark);
       mark = chat.mark();
       chat.type('second\r');
-      await chat.waitFor(/day\./, mark);
+      await chat.waitFor(/day\.\r?\n/, mark);
       expect(widths(mark).length).toBeGreaterThan(3);
       expect(Math.max(...widths(mark))).toBeLessThanOrEqual(30);
       chat.type('\x04');

@@ -30,14 +30,17 @@ describe('provider and model resolution', () => {
     expect(() => resolveModel('openai-compatible', 'chat', undefined, {})).toThrow(/--model or AGENT_MODEL/);
   });
 
-  it('ollama needs no key and defaults to localhost:11434, or OLLAMA_HOST', async () => {
-    const server = await startFakeServer([json(404, { error: { message: 'model "m" not found' } })]);
+  it('ollama needs no key and speaks its native API at OLLAMA_HOST', async () => {
+    const server = await startFakeServer(
+      [],
+      json(404, { error: 'model "m" not found, try pulling it first' }),
+    );
     const host = new URL(server.url).host;
     const provider = await createProvider('ollama', { OLLAMA_HOST: host });
     await expect(
       provider.complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
-    ).rejects.toThrow(/Ollama has no model "m"/);
-    expect(server.requests[0]!.url).toBe('/v1/chat/completions');
+    ).rejects.toThrow(/Ollama has no model "m" \(404\).*Pull it with: ollama pull m/);
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/show', '/api/chat']);
     await server.close();
   });
 

@@ -5,6 +5,7 @@ import { createProvider } from '../../src/providers/registry.js';
 import type { ProviderName } from '../../src/types.js';
 import { type EmbeddingsServer, startEmbeddingsServer } from '../support/embeddings-server.js';
 import { pointProvidersAt, sse, startFakeServer } from '../support/fake-server.js';
+import { startOllamaServer } from '../support/ollama-server.js';
 import { anthropicSse, chatSse } from '../support/sse-builders.js';
 
 // One signal for many calls, as a research run gives its signal to every model and embedding call:
@@ -55,6 +56,27 @@ describe('one signal for many calls', () => {
       expect(warnings).not.toContain('MaxListenersExceededWarning');
     });
   }
+
+  it("ollama (native): leaves one listener at most on the caller's signal", async () => {
+    const ollama = await startOllamaServer({
+      models: [{ name: 'm', context: 8192 }],
+      brain: () => ({ text: 'Paris.' }),
+    });
+    const provider = await createProvider('ollama', { OLLAMA_HOST: ollama.host });
+    const controller = new AbortController();
+    await Promise.all(
+      Array.from({ length: CALLS }, () =>
+        provider.complete({
+          model: 'm',
+          messages: [{ role: 'user', content: 'Capital?' }],
+          signal: controller.signal,
+        }),
+      ),
+    );
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    await ollama.close();
+  });
 
   for (const spec of ['openai-compatible:fake-embed', 'ollama:fake-embed']) {
     it(`embeddings (${spec.split(':')[0]}): leaves one listener at most on the caller’s signal, with many requests at once too, and an abort still stops one`, async () => {

@@ -315,12 +315,12 @@ describe('openai-compatible (Chat Completions)', () => {
     ]);
   });
 
-  it('ollama: gives a call without an id a stable one, used for the call and its tool message', async () => {
+  it('a compatible server (Ollama at /v1): gives a call without an id a stable one, used for the call and its tool message', async () => {
     server.queue.push(
       sse(fixture('openai-chat/tool-call-without-id.sse')),
       sse(fixture('openai-chat/text.sse')),
     );
-    const { runs } = await roundTrip('ollama', 'llama3.1');
+    const { runs } = await roundTrip('openai-compatible', 'llama3.1');
     expect(runs).toEqual(['add']);
     const messages = (server.requests[1]!.body as any).messages;
     const id = messages[2].tool_calls[0].id;
@@ -333,8 +333,8 @@ describe('openai-compatible (Chat Completions)', () => {
     const ok = await roundTrip('openai-compatible', 'gpt-4o');
     expect(ok.result.text).toBe('Nine.');
     server.queue.push(json(404, { error: { message: 'model "nope" not found, try pulling it first' } }));
-    await expect(roundTrip('ollama', 'nope')).rejects.toThrow(
-      /Ollama has no model "nope" here \(404\): model "nope" not found, try pulling it first\. Choose another with --model\./,
+    await expect(roundTrip('openai-compatible', 'nope')).rejects.toThrow(
+      /the OpenAI-compatible server has no model "nope" here \(404\): model "nope" not found, try pulling it first\. Choose another with --model\./,
     );
   });
 });

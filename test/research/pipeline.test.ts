@@ -230,19 +230,22 @@ describe('research chain with a model', () => {
     expect(events.some((e) => e.type === 'text')).toBe(false);
   });
 
-  it("stops with the model's words when the plan fails twice", async () => {
+  it('a plan that is not usable JSON twice falls back to the best-matching documents, and says so', async () => {
     server.queue.push(sse(chatSse({ text: 'No.' })), sse(chatSse({ text: '{"documents": "all of them"}' })));
-    await expect(
-      runResearch({
-        question: 'refunds',
-        store: sqliteStoreNow(':memory:'),
-        contentDir: contentDir(),
-        env: {},
-        models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
-      }),
-    ).rejects.toThrow(
-      /did not return a usable plan \(documents: .*\)\. Its reply: \{"documents": "all of them"\}/,
+    const notices: string[] = [];
+    const result = await runResearch({
+      question: 'refunds',
+      store: sqliteStoreNow(':memory:'),
+      contentDir: contentDir(),
+      env: {},
+      models: { provider: await createProvider('openai-compatible'), smallModel: 's', largeModel: 'l' },
+      onEvent: (e) => (e.type === 'notice' ? notices.push(e.message) : undefined),
+    });
+    expect(notices).toContain(
+      'The plan reply was not usable JSON, asked twice: reading the best-matching local documents instead.',
     );
+    expect(result.sources.map((s) => s.slug)).toContain('policies/refunds');
+    expect(result.answer).toMatch(/^Agents may refund up to \$200 without approval \[1\]/);
   });
 
   it('shows the planner only the best full-text matches of a large folder', async () => {

@@ -93,7 +93,11 @@ describe('a resumed research run', () => {
 
   it('a run that fails before its plan is made leaves nothing, and its error is its own', async () => {
     const { store, base } = await world();
-    const model = researchModel({ plan: () => 'no JSON here' });
+    const model = researchModel({
+      plan: () => {
+        throw new Error('the model server went away');
+      },
+    });
     const failed = await runResearch(base(model)).catch((e: unknown) => e);
     expect(failed).not.toBeInstanceOf(InterruptedRun);
     expect(await store.runs.list()).toEqual([]);

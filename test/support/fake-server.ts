@@ -18,9 +18,17 @@ export interface FakeResponse {
 
 export type Responder = FakeResponse | ((req: RecordedRequest) => FakeResponse | Promise<FakeResponse>);
 
-/** A loopback HTTP server that answers from a queue and records every request it was sent. */
+/** What a compatible provider asks of a server's context (src/providers/openai-chat.ts): not a model call. */
+const LOOKUP = /^\/(?:v1\/models|props)$/;
+
+/**
+ * A loopback HTTP server that answers from a queue and records every request it was sent. Context
+ * look-ups (GET /v1/models, /props) are recorded apart, in `lookups`, and never take a queued reply: the
+ * fallback answers them if it can, else they get a 404, as from a server that has no such route.
+ */
 export async function startFakeServer(queue: Responder[] = [], fallback?: Responder) {
   const requests: RecordedRequest[] = [];
+  const lookups: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => {
@@ -32,6 +40,15 @@ export async function startFakeServer(queue: Responder[] = [], fallback?: Respon
         body = raw ? JSON.parse(raw) : undefined;
       } catch {}
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      if (recorded.method === 'GET' && LOOKUP.test(recorded.url)) {
+        lookups.push(recorded);
+        const found = await Promise.resolve()
+          .then(() => (typeof fallback === 'function' ? fallback(recorded) : undefined))
+          .catch(() => undefined);
+        const r = found ?? { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not Found' };
+        res.writeHead(r.status ?? 200, r.headers ?? { 'content-type': 'application/json' }).end(r.body);
+        return;
+      }
       requests.push(recorded);
       const next = queue.shift() ?? fallback;
       if (!next) {
@@ -51,6 +68,7 @@ export async function startFakeServer(queue: Responder[] = [], fallback?: Respon
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    lookups,
     queue,
     close: () =>
       new Promise<void>((resolve) => {

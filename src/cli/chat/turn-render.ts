@@ -2,6 +2,7 @@ import type { Ora } from 'ora';
 import type { LoopEvent } from '../../loop/run-turn.js';
 import type { ToolCall } from '../../types.js';
 import { type MarkdownStream, terminalMarkdown } from '../markdown/index.js';
+import { PartialLine } from '../markdown/partial-line.js';
 import { clean, type Style, streamCleaner, styleFor } from '../style.js';
 
 /** A one-line, shortened view of a tool result for the trace. */
@@ -27,12 +28,15 @@ export class TurnRenderer {
     this.s = styleFor(out);
     this.dimErr = styleFor(err);
     this.markdown = terminalMarkdown(out);
+    this.partialLine = new PartialLine(out);
   }
 
   /** Escape sequences in the answer are dropped, even when one is split across two chunks. */
   private readonly cleanStream = streamCleaner();
   /** On a terminal (unless --raw or AGENT_RAW), the reply's Markdown is rendered line by line. */
   private readonly markdown: MarkdownStream | undefined;
+  /** Meanwhile the line being written is shown as it comes, and erased when it is drawn. */
+  private readonly partialLine: PartialLine;
 
   handle = (e: LoopEvent): void => {
     switch (e.type) {
@@ -43,7 +47,18 @@ export class TurnRenderer {
         this.pause();
         {
           const clean = this.cleanStream(e.delta);
-          this.show(this.markdown ? this.markdown.push(clean) : clean);
+          if (!this.markdown) {
+            this.show(clean);
+            break;
+          }
+          const lines = this.markdown.push(clean);
+          if (lines) {
+            this.partialLine.clear();
+            this.show(lines);
+          }
+          const pending = this.markdown.pending();
+          if (pending) this.partialLine.show(pending);
+          else this.partialLine.clear();
         }
         break;
       case 'toolRun':
@@ -80,10 +95,13 @@ export class TurnRenderer {
 
   /** Draws what the Markdown renderer still holds (a last line, an open table or fence). */
   private flushMarkdown(): void {
+    this.partialLine.clear();
     if (this.markdown) this.show(this.markdown.end());
   }
 
   private trace(line: string): void {
+    // The line being written is erased first (the next piece of the reply shows it again).
+    this.partialLine.clear();
     // Traces and answer may share a terminal: never start a trace in the middle of an answer line.
     if (!this.atLineStart && this.out.isTTY && this.err.isTTY) {
       this.out.write('\n');

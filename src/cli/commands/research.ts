@@ -104,7 +104,11 @@ async function loadingProvider(name: ProviderName): Promise<Provider> {
   const pending = createProvider(name);
   // Settled at once only when refused: race() then rejects with it, else resolves with undefined.
   await Promise.race([pending, undefined]);
-  return { name, complete: async (request) => (await pending).complete(request) };
+  const provider: Provider = { name, complete: async (request) => (await pending).complete(request) };
+  // Local servers say (or are told) their models' contexts; the hosted APIs have no such question.
+  if (name === 'ollama' || name === 'openai-compatible')
+    provider.contextTokens = async (model) => (await pending).contextTokens?.(model);
+  return provider;
 }
 
 /**

@@ -47,6 +47,16 @@ export class MarkdownStream {
     return lines.map((l) => this.line(l.replace(/\r$/, ''))).join('');
   }
 
+  /**
+   * The line still being written, when it will be drawn as a line of text once complete (not inside a
+   * table or a fence, nor one that may start either): what a terminal can show of it meanwhile.
+   */
+  pending(): string {
+    if (this.fence || this.table || this.maybeHeader !== undefined) return '';
+    if (this.partial.includes('|') || /^\s{0,3}(`|~)/.test(this.partial)) return '';
+    return this.partial;
+  }
+
   /** Everything still held (the last line, an open table or fence), rendered; the stream starts afresh. */
   end(): string {
     let out = this.partial ? this.line(this.partial) : '';

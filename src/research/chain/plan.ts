@@ -1,9 +1,17 @@
 import { AbortedError } from '../../errors.js';
 import { SEARCH_SETUP_HINT } from '../../tools/search/config.js';
+import type { Message } from '../../types.js';
 import type { DocumentInfo } from '../documents.js';
 import { type Emit, MAX_TOKENS } from '../model-call.js';
 import { bestDocuments, fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
-import { makePlan, PLAN_SYSTEM, type Plan, planPrompt } from '../planning/plan.js';
+import {
+  makePlan,
+  PLAN_SCHEMA,
+  PLAN_SYSTEM,
+  type Plan,
+  planPrompt,
+  UnusablePlanError,
+} from '../planning/plan.js';
 import { checkPlanDocuments, type PlanView, planView } from '../planning/plan-file.js';
 import { CapReached, capTooLow } from '../run/budget.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings, RunUsage } from '../types.js';
@@ -35,15 +43,26 @@ export async function choosePlan(
     const shown: DocumentInfo[] =
       all.length > PLAN_LIST_LIMIT ? await bestDocuments(o, o.question, PLAN_LIST_LIMIT) : all;
     const prompt = planPrompt(o.question, shown, webAvailable, settings.breadth);
-    const planned = await makePlan(
-      async (messages) => (await call('plan', m.smallModel, PLAN_SYSTEM, messages)).text,
-      prompt,
-      known,
-      { breadth: settings.breadth },
-    ).catch((error) => {
-      if (!(budget && error instanceof CapReached)) throw error;
-      const inputChars = PLAN_SYSTEM.length + prompt.length;
-      throw capTooLow(budget, { model: m.smallModel, inputChars, maxTokens: MAX_TOKENS.plan });
+    const ask = async (messages: Message[]) =>
+      (
+        await call('plan', m.smallModel, PLAN_SYSTEM, messages, undefined, MAX_TOKENS.plan, {
+          jsonSchema: PLAN_SCHEMA,
+          whole: true,
+        })
+      ).text;
+    const planned = await makePlan(ask, prompt, known, { breadth: settings.breadth }).catch((error) => {
+      if (budget && error instanceof CapReached) {
+        const inputChars = PLAN_SYSTEM.length + prompt.length;
+        throw capTooLow(budget, { model: m.smallModel, inputChars, maxTokens: MAX_TOKENS.plan });
+      }
+      if (!(error instanceof UnusablePlanError)) throw error;
+      // Asked twice without a usable plan: the documents that best match the question are read instead.
+      emit({
+        type: 'notice',
+        message:
+          'The plan reply was not usable JSON, asked twice: reading the best-matching local documents instead.',
+      });
+      return { plan: { documents: [], searches: [], gaps: [] }, dropped: [], attempts: 2 };
     });
     if (planned.dropped.length)
       emit({

@@ -2,24 +2,26 @@ import { DEFAULT_MAX_AGE_MS } from '../../cache/duration.js';
 import { extractionCache } from '../../cache/extractions.js';
 import { pageCache } from '../../cache/pages.js';
 import { AbortedError, errorMessage } from '../../errors.js';
+import { findPrice } from '../../providers/prices.js';
 import { type Emit, limiter, settleAll } from '../model-call.js';
 import type { Plan } from '../planning/plan.js';
-import {
-  EXTRACT_SYSTEM,
-  extractPrompt,
-  extractSource,
-  NO_FACTS,
-  PROMPT_VERSION,
-} from '../planning/prompts.js';
+import { extractSource, PROMPT_VERSION } from '../planning/prompts.js';
 import { CapReached, capNotice } from '../run/budget.js';
-import { collectRound, type Source, type SourceReport } from '../sources.js';
+import { collectRound, MAX_SOURCE_CHARS, type Source, type SourceReport } from '../sources.js';
 import { type ModelSetup, type ResearchOptions, type ResearchSettings, webFilters } from '../types.js';
+import { extractFacts } from './extract.js';
 import { type ChainStart, DEFAULT_CONCURRENCY } from './start.js';
 
 // The rounds of reading: each collects its sources and sends each to extraction the moment its text is in
 // hand; what has been read, extracted, failed or left unread is kept here for the follow-up and the write.
 
 export type Rounds = ReturnType<typeof readingRounds>;
+
+/**
+ * A source's budget on a model whose calls cost nothing (a local one): read whole, in as many extraction
+ * requests as its length needs, up to about 80,000 words; beyond, the passages that match, as elsewhere.
+ */
+export const WHOLE_SOURCE_CHARS = 480_000;
 
 export function readingRounds(
   o: ResearchOptions,
@@ -38,6 +40,9 @@ export function readingRounds(
   const seen = new Set<string>();
   const searched: string[] = [];
   const extractSlots = o.extractSlots ?? limiter(o.concurrency ?? DEFAULT_CONCURRENCY);
+  const price = findPrice(m.provider.name, m.largeModel, o.userPrices);
+  const sourceChars =
+    price && price.input === 0 && price.output === 0 ? WHOLE_SOURCE_CHARS : MAX_SOURCE_CHARS;
   // Nothing paid for twice: pages read and facts extracted before are reused (src/cache/).
   const maxAgeMs = o.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const pages = pageCache(o.store.cache, { maxAgeMs, refresh: o.refresh, env: o.env });
@@ -72,16 +77,18 @@ export function readingRounds(
     }
     const extraction = extractSlots(async () => {
       try {
-        const { text, stopReason } = await call('extract', m.largeModel, EXTRACT_SYSTEM, [
-          { role: 'user', content: extractPrompt(o.question, source) },
-        ]);
-        facts.set(source, text.trim() || NO_FACTS);
+        const { facts: text, whole } = await extractFacts({
+          call,
+          provider: m.provider,
+          model: m.largeModel,
+          question: o.question,
+          source,
+          emit,
+        });
+        facts.set(source, text);
         // Recorded in the run's progress and kept in the cache at once (two statements, one wait). Only
-        // a whole answer is cached: not an empty one, not one cut at the output limit.
-        await Promise.all([
-          o.progress?.onFacts(key, facts.get(source)!),
-          text.trim() && stopReason !== 'length' ? extracted.put(block, text.trim()) : undefined,
-        ]);
+        // a whole answer is cached: not one cut at the output limit or by the server, nor an unreadable one.
+        await Promise.all([o.progress?.onFacts(key, text), whole ? extracted.put(block, text) : undefined]);
       } catch (error) {
         if (error instanceof AbortedError) throw error;
         if (error instanceof CapReached) unread.add(source);
@@ -104,6 +111,7 @@ export function readingRounds(
       search,
       signal: o.signal,
       perSearch: settings.perSearch,
+      sourceChars,
       queries: [o.question, ...what.searches],
       retriever: o.retriever,
       seen,

@@ -1,8 +1,9 @@
 import { type DocumentInfo, searchDocuments } from '../documents.js';
-import type { Caller } from '../model-call.js';
+import { type Caller, MAX_TOKENS } from '../model-call.js';
 import type { Source } from '../sources.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
 import {
+  FOLLOW_UP_SCHEMA,
   type FollowUp,
   followUpPrompt,
   makePlan,
@@ -62,7 +63,13 @@ export async function followUp(
   });
   try {
     const { plan, dropped } = await makePlan(
-      async (messages) => (await call('followup', m.smallModel, PLAN_SYSTEM, messages)).text,
+      async (messages) =>
+        (
+          await call('followup', m.smallModel, PLAN_SYSTEM, messages, undefined, MAX_TOKENS.followup, {
+            jsonSchema: FOLLOW_UP_SCHEMA,
+            whole: true,
+          })
+        ).text,
       prompt,
       st.known,
       {

@@ -1,6 +1,7 @@
 import { AgentError, errorMessage } from '../../errors.js';
 import { emptyUsage, type Message } from '../../types.js';
 import type { DocumentInfo } from '../documents.js';
+import { readJsonReply } from '../json-reply.js';
 
 export interface Plan {
   documents: string[];
@@ -94,21 +95,29 @@ export class UnusablePlanError extends AgentError {}
 
 export const PLAN_SYSTEM = 'You plan research. You answer with a single JSON object and nothing else.';
 
+const strings = { type: 'array', items: { type: 'string' } };
+/** The plan's shape, for a provider that holds the model to it (Ollama's `format`). */
+export const PLAN_SCHEMA = {
+  type: 'object',
+  properties: { documents: strings, searches: strings },
+  required: ['documents', 'searches'],
+};
+export const FOLLOW_UP_SCHEMA = {
+  type: 'object',
+  properties: { gaps: strings, documents: strings, searches: strings },
+  required: ['gaps', 'documents', 'searches'],
+};
+
 /** Reads a plan (or follow-up) from a reply: the JSON object may sit in a code fence or among words. */
 export function parsePlan(
   reply: string,
   known: Set<string>,
   breadth = 3,
 ): { plan: FollowUp; dropped: string[] } {
-  const start = reply.indexOf('{');
-  const end = reply.lastIndexOf('}');
-  if (start < 0 || end < start) throw new Error('the reply contains no JSON object');
-  let value: unknown;
-  try {
-    value = JSON.parse(reply.slice(start, end + 1));
-  } catch (error) {
-    throw new Error(`the JSON is not valid (${errorMessage(error)})`);
-  }
+  // Read tolerantly (a fence, prose around it, trailing commas, single quotes: see json-reply.ts).
+  const value = readJsonReply(reply, (v) => !Array.isArray(v));
+  if (value === undefined)
+    throw new Error(reply.includes('{') ? 'the JSON is not valid' : 'the reply contains no JSON object');
   const lists = planLists(value);
   // A model may add the file's extension to a slug; a slug that itself ends so is taken as it is.
   const slugOf = (name: string) => {
