@@ -106,7 +106,7 @@ let monthHint: RegExp | undefined;
  */
 export function worldDateForms(): DateForm[] {
   if (dateForms) return dateForms;
-  const names = [...months.keys()].sort((a, b) => b.length - a.length).map(escape);
+  const names = [...months.keys()].sort((a, b) => b.length - a.length).map(escapeRe);
   const long = names.filter((n) => n.replace(/\\/g, '').length >= 4);
   // The longest forms first: `14 février 2025` is read whole before `14 février` could be.
   dateForms = [...tables.dates]
@@ -125,7 +125,7 @@ export function worldDateForms(): DateForm[] {
             fields.push('m');
             return `(${(withYear ? names : long).join('|')})\\.?(?![\\p{L}])`;
           }
-          return escape(part).replace(/ /g, '\\s*');
+          return escapeRe(part).replace(/ /g, '\\s*');
         })
         .join('');
       return { pattern: new RegExp(`(?<![\\p{L}\\d])${source}`, 'giu'), fields };
@@ -144,7 +144,7 @@ export function mayHoldWorldDate(text: string): boolean {
 export const monthNamed = (name: string): number | undefined =>
   months.get(name.toLowerCase().replace(/\.$/, ''));
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // The scale characters of scripts written without spaces (万, 億, 兆, 만, 억, 조, 천), with their values.
 const CJK = new Map([...scales].filter(([w]) => w.length === 1 && !/\p{Script=Latin}/u.test(w)));
