@@ -66,6 +66,8 @@ export interface SourceIndex {
   phrases: () => string[];
   /** What its sentences give by working out (see derived.ts); made when first asked. */
   derived: () => Derived;
+  /** Whether it states how often something happens in a form the reader knows ("twice daily"). */
+  frequencies: boolean;
   /** Its figures the reader could not read fully (see unread.ts); found when first asked. */
   unread: () => UnreadFigure[];
 }
@@ -111,6 +113,11 @@ export function checkGrounding(
                 (!fact.rate && nearIn(s.aloneNear, fact.near)),
             ) || cited.some((s) => derivedHolds(fact, s.derived));
       if (found) continue;
+      // A frequency the sources never state in a form the reader knows ("b.i.d.") is not theirs to deny.
+      if (fact.kind === 'frequency' && !cited.some((s) => s.frequencies)) {
+        unreadSource.set('frequency', { n: citedNumbers[0]!, text: '' });
+        continue;
+      }
       const could =
         fact.kind === 'phrase'
           ? []
@@ -130,7 +137,11 @@ export function checkGrounding(
     } else if (facts.length === 0) notChecked.push({ ...base, reason: 'nothing to compare' });
     else if (unread.length > 0) notChecked.push({ ...base, reason: 'unread in the answer', answer: unread });
     else if (unreadSource.size > 0)
-      notChecked.push({ ...base, reason: 'unread in a source', source: [...unreadSource.values()] });
+      notChecked.push({
+        ...base,
+        reason: 'unread in a source',
+        source: [...unreadSource.values()].filter((c) => c.text),
+      });
     else checked++;
   }
   return { checked, notChecked, unsupported };
@@ -200,6 +211,7 @@ export function indexSource(source: string): SourceIndex {
     aloneNear: nearOf(facts, (f) => f.aloneNear),
     near: nearOf(facts),
     phrases: () => (phrases ??= phrasesOf(caretPowers(text))),
+    frequencies: facts.some((f) => f.kind === 'frequency'),
     unread: () => (unread ??= unreadFigures(windows, rest, english)),
   };
 }

@@ -1,6 +1,6 @@
 import { namesScaleOrCurrency, namesUnit, unreadScale } from '../quantities/cldr.js';
 import type { Fact } from '../quantities/fact.js';
-import { readsAsScale } from '../quantities/numbers.js';
+import { accounting, readsAsScale } from '../quantities/numbers.js';
 import { unitOf } from '../quantities/units.js';
 
 // A source's figures the reader could not read fully. The check flags an answer's figure as missing only
@@ -78,6 +78,8 @@ function doubt(
   )
     return 'before';
   if (/\p{S}/u.test(previous) && !SIGNS.test(previous)) return 'before';
+  // `(1,200)`: read as the negative accounts mean, but a writer may only have put it in brackets.
+  if (previous === '(' && text[end] === ')' && accounting(text, start, end, digits)) return 'before';
   // A unit, scale or currency read after the digits closes the figure: what follows is another matter —
   // unless what was read is a scale in another language (`4,5 mi` is miles or Portuguese millions).
   const read = text

@@ -1,4 +1,4 @@
-import { mayHoldWorldDate, monthNamed, worldDateForms } from './cldr.js';
+import { mayHoldWorldDate, monthNamed, worldDateForms, zoneOffsets } from './cldr.js';
 import { type Fact, keyed, pad2, readAll } from './fact.js';
 
 // Dates and times in the forms writers use: `2026-03-01`, `March 1, 2026`, `1 March 2026`, `Sept. 30`,
@@ -110,12 +110,14 @@ export function readDates(input: string): { facts: Fact[]; text: string } {
         ];
         return [keyed('date', m[0], gives, [`m:${y}-${pad2(month)}`])];
       });
+  const zone = (m: RegExpExecArray) =>
+    zoneAfter(text.slice(m.index + m[0].length, m.index + m[0].length + 16));
   pass(AM_PM, (m) => {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12) return undefined;
-    return time(m[0], (hour % 12) + (m[3]!.toLowerCase() === 'p' ? 12 : 0), Number(m[2] ?? 0));
+    return time(m[0], (hour % 12) + (m[3]!.toLowerCase() === 'p' ? 12 : 0), Number(m[2] ?? 0), zone(m));
   });
-  pass(CLOCK, (m) => time(m[0], Number(m[1]), Number(m[2])));
+  pass(CLOCK, (m) => time(m[0], Number(m[1]), Number(m[2]), zone(m)));
   return { facts, text };
 }
 
@@ -136,18 +138,32 @@ function numericDate(raw: string, a: number, b: number, y: number): Fact[] | und
   return [keyed('date', raw, gives, needs)];
 }
 
-/** A time gives its hour as a number too (`5 pm` holds "at 5"); `9:30` in an answer holds either half. */
-function time(raw: string, hour: number, minute: number): Fact[] | undefined {
+/**
+ * A time gives its hour as a number too (`5 pm` holds "at 5"); `9:30` in an answer holds either half.
+ * With a zone (`14:00 CET`, `2 pm ET`, `09:00 UTC+2`) it is also an instant: a source's gives that
+ * instant of the day in UTC for each offset the zone may have, and an answer's needs one of them — or the
+ * same clock time in a source that names no zone, which cannot contradict it.
+ */
+function time(raw: string, hour: number, minute: number, offsets?: number[]): Fact[] | undefined {
   if (hour > 23 || minute > 59) return undefined;
   const key = `t:${hour}:${pad2(minute)}`;
   const h12 = `t12:${hour % 12 || 12}:${pad2(minute)}`;
   const plain = !/[ap]\.?\s?m/i.test(raw);
-  return [
-    keyed(
-      'time',
-      raw,
-      [key, h12, `n:${hour % 12 || 12}`, `n:${hour}`],
-      plain && hour <= 12 ? [key, h12] : [key],
-    ),
-  ];
+  const gives = [key, h12, `n:${hour % 12 || 12}`, `n:${hour}`];
+  const needs = plain && hour <= 12 ? [key, h12] : [key];
+  if (!offsets) return [keyed('time', raw, [...gives, `tn:${hour}:${pad2(minute)}`], needs)];
+  const instants = offsets.map((o) => `tz:${(((hour * 60 + minute - o) % 1440) + 1440) % 1440}`);
+  return [keyed('time', raw, [...gives, ...instants], [...instants, `tn:${hour}:${pad2(minute)}`])];
+}
+
+/** The offsets (minutes east of UTC) of a zone written after a time: `CET`, `(ET)`, `UTC+2`, `GMT-05:30`. */
+function zoneAfter(after: string): number[] | undefined {
+  const m =
+    /^\s?\(?(?:(UTC|GMT|Z)(?:\s?([+−-])\s?(\d{1,2})(?::?(\d{2}))?)?|(\p{Lu}{2,5}))\)?(?![\p{L}\d])/u.exec(
+      after,
+    );
+  if (!m) return undefined;
+  if (m[5]) return zoneOffsets(m[5]);
+  if (!m[2]) return [0];
+  return [(m[2] === '+' ? 1 : -1) * (Number(m[3]) * 60 + Number(m[4] ?? 0))];
 }

@@ -12,6 +12,7 @@ export type FactKind =
   | 'period'
   | 'version'
   | 'identifier'
+  | 'frequency'
   | 'phrase';
 
 /**

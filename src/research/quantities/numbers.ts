@@ -102,6 +102,13 @@ const SCALES: Record<string, number> = {
   crore: 1e7,
 };
 
+/**
+ * `(1,200)` alone in its brackets is how accounts write a negative figure: read as one (never as +1,200,
+ * which would pass "a profit of 1,200"); a year in brackets is a year.
+ */
+export const accounting = (text: string, start: number, end: number, int: string): boolean =>
+  text[start - 1] === '(' && text[end] === ')' && !YEAR_LIKE.test(int) && int.length > 1;
+
 /** Whether the reader takes a word after a figure as its scale (`m`, `bn`, `Mio.`, `billion`). */
 export const readsAsScale = (word: string): boolean =>
   word.replace(/\.$/, '') in SCALES || word.replace(/s$/, '') in SCALES;
@@ -220,7 +227,8 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
     const negative =
       (g.sign && !MINUS_AFTER.test(text.slice(Math.max(0, m.index - 2), m.index))) ||
       g.sign2 ||
-      (!g.sign && SIGN_WORD.test(before));
+      (!g.sign && SIGN_WORD.test(before)) ||
+      accounting(text, m.index, end, g.int!);
     const value = negative ? digits.value * -1 : digits.value;
     const approx = approximation(before);
     const places = g.dec ? g.dec.length - 1 : 0;
@@ -258,7 +266,8 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       readings,
       unit,
       scale,
-      written: digits.ambiguous ? [g.int!] : NONE,
+      // Signed, so that `(1,200)` or `-1,200` as written never holds a positive 1,200.
+      written: digits.ambiguous ? [negative ? `-${g.int}` : g.int!] : NONE,
       // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
       extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : NONE,
       plain: !unit && scale === 1 && !suffix && !per,
@@ -346,7 +355,9 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
       i++;
       continue;
     }
-    const fact = quantity(p.raw, readings, p.written, p.extra);
+    const written =
+      o.flexibleSign && p.written.length ? [...p.written, ...p.written.map((w) => `-${w}`)] : p.written;
+    const fact = quantity(p.raw, readings, written, p.extra);
     if (!p.alone) {
       facts.push(fact);
       continue;

@@ -2,6 +2,7 @@ import { composeScaled } from './cldr.js';
 import { readDates } from './dates.js';
 import { readEras } from './eras.js';
 import { digitRuns, type Fact } from './fact.js';
+import { readFrequencies } from './frequencies.js';
 import { readIdentifiers } from './identifiers.js';
 import { decimalConvention, readNumbers } from './numbers.js';
 import { readDurations, readRatios, readSlashFractions } from './pairs.js';
@@ -54,10 +55,14 @@ export function readText(
   // "37 and a half years", "2 and a quarter hours": the figure with its fraction.
   if (whole.includes(' and a '))
     whole = whole.replace(AND_A_FRACTION, (_, n: string, f: string) => FRACTION_DIGITS[f]!(n));
-  const periodWords = readPeriodWords(whole);
+  const frequencies = readFrequencies(whole);
+  const periodWords = readPeriodWords(frequencies.text);
   const eras = readEras(periodWords.text);
   const shares = readShares(eras.text);
-  const words = { facts: [...periodWords.facts, ...eras.facts, ...shares.facts], text: shares.text };
+  const words = {
+    facts: [...frequencies.facts, ...periodWords.facts, ...eras.facts, ...shares.facts],
+    text: shares.text,
+  };
   const text = digitWindows(words.text);
   const convention = o.comma === undefined ? decimalConvention(text) : undefined;
   const comma = o.comma ?? convention === 'comma';
