@@ -1,4 +1,5 @@
 import { canonical, type Fact, keyed, readAll } from './fact.js';
+import { ADVERB_TIME as ADVERB } from './units.js';
 
 // How often: "twice daily", "three times a day", "once a week", "every other day", "every 8 hours",
 // "every month". Read as a rate per day, so that "twice daily" and "two times a day" are one fact and
@@ -12,16 +13,6 @@ const DAYS: Record<string, number> = {
   month: 365.25 / 12,
   quarter: 365.25 / 4,
   year: 365.25,
-};
-const ADVERB: Record<string, string> = {
-  hourly: 'hour',
-  daily: 'day',
-  weekly: 'week',
-  fortnightly: 'fortnight',
-  monthly: 'month',
-  quarterly: 'quarter',
-  yearly: 'year',
-  annually: 'year',
 };
 const SMALL: Record<string, number> = {
   once: 1,
