@@ -69,7 +69,9 @@ function doubt(
   digits: string,
   english: boolean,
 ): 'before' | 'after' | 'glued' | undefined {
-  if (/\d\p{L}+\d/u.test(text.slice(start, end))) return 'glued';
+  // Letters between digits the reader did not compose (`3m20`; `1h45` it reads as a time or a duration).
+  const span = text.slice(start, end);
+  if (/\d\p{L}+\d/u.test(span) && !/^\d{1,2}h\d\d$/.test(span)) return 'glued';
   // A letter or apostrophe glued before: `'98`, `FY24` — but `H1`, `Q3`, `A4` name, they do not elide.
   const previous = text[start - 1] ?? ' ';
   if (

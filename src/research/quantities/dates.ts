@@ -1,5 +1,8 @@
 import { mayHoldWorldDate, monthNamed, worldDateForms, zoneOffsets } from './cldr.js';
 import { type Fact, keyed, pad2, readAll } from './fact.js';
+import { quantity, unitOf } from './units.js';
+
+const MINUTES = unitOf(undefined, 'minutes');
 
 // Dates and times in the forms writers use: `2026-03-01`, `March 1, 2026`, `1 March 2026`, `Sept. 30`,
 // `01.03.2026` (day first), `01/03/2026` (either order unless a part is over 12), ranges (`March 1–15,
@@ -117,7 +120,21 @@ export function readDates(input: string): { facts: Fact[]; text: string } {
     if (hour < 1 || hour > 12) return undefined;
     return time(m[0], (hour % 12) + (m[3]!.toLowerCase() === 'p' ? 12 : 0), Number(m[2] ?? 0), zone(m));
   });
-  pass(CLOCK, (m) => time(m[0], Number(m[1]), Number(m[2]), zone(m)));
+  pass(CLOCK, (m) => {
+    const read = time(m[0], Number(m[1]), Number(m[2]), zone(m));
+    // `1h45` is a time of day or a duration, as `2h05` in a race is: one fact that either holds.
+    if (!read || !/^\d{1,2}h\d\d$/.test(m[0])) return read;
+    const duration = quantity(m[0], [{ value: Number(m[1]) * 60 + Number(m[2]), unit: MINUTES, step: 1 }]);
+    const [clock] = read;
+    return [
+      {
+        ...clock!,
+        gives: [...clock!.gives, ...duration.gives],
+        needs: [...clock!.needs, ...duration.needs],
+        near: duration.near,
+      },
+    ];
+  });
   return { facts, text };
 }
 

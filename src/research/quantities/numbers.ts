@@ -269,7 +269,7 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       // Signed, so that `(1,200)` or `-1,200` as written never holds a positive 1,200.
       written: digits.ambiguous ? [negative ? `-${g.int}` : g.int!] : NONE,
       // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
-      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word ? [`vw:${g.int}${g.dec}`] : NONE,
+      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word && !world?.value ? [`vw:${g.int}${g.dec}`] : NONE,
       plain: !unit && scale === 1 && !suffix && !per,
       ...(alone ? { alone } : {}),
     });
@@ -338,7 +338,7 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
     }
     // "2 hours 30 minutes", "1 h 30 min", "5 ft 10 in", "83 hours 38 minutes and 56 seconds": one
     // quantity, in the smallest unit.
-    let joined = next && compound(p, next, text.slice(p.end, next.start));
+    let joined = next && compound(p, inchesAfterFeet(p, next, text), text.slice(p.end, next.start));
     if (joined) {
       let last = next!;
       for (let k = parsed[i + 2]; k; k = parsed[i + 2]) {
@@ -385,6 +385,19 @@ function factsOf(text: string, parsed: Parsed[], o: NumberOptions): { facts: Fac
   }
   parts.push(text.slice(at));
   return { facts, text: parts.join('') };
+}
+
+/** `5 ft 11 in`: after feet, a bare figure followed by `in` (a word too, so never read alone) is inches. */
+function inchesAfterFeet(feet: Parsed, next: Parsed, text: string): Parsed {
+  if (
+    !next.plain ||
+    feet.unit?.measure?.dim !== 'length' ||
+    !/^\s?in\b/.test(text.slice(next.end, next.end + 4))
+  )
+    return next;
+  if (unitOf(undefined, 'ft')?.measure?.factor !== feet.unit.measure.factor) return next;
+  const inch = unitOf(undefined, 'inch');
+  return { ...next, unit: inch, readings: next.readings.map((r) => ({ ...r, unit: inch })) };
 }
 
 /** Two parts of one quantity: the same dimension, a larger unit then a smaller, nothing but "and" between. */

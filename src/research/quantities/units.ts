@@ -119,6 +119,10 @@ function readUnit(before: string | undefined, after: string | undefined): Unit |
   const lower = a.toLowerCase();
   if (lower === '%' || /^(per ?cent|percent|pct)$/.test(lower))
     return { ...simple('pct', 'percent'), measure: { dim: 'pct', factor: 1 } };
+  // Per mille and per ten thousand are shares on the per cent's scale (4.5‰ is 0.45%).
+  if (/^(‰|per ?mill?e)$/.test(lower))
+    return { ...simple('permille', 'percent'), measure: { dim: 'pct', factor: 0.1 } };
+  if (lower === '‱') return { ...simple('permyriad', 'percent'), measure: { dim: 'pct', factor: 0.01 } };
   if (/^(percentage points?|pp)$/.test(lower))
     return { ...simple('pp', 'percent'), measure: { dim: 'pp', factor: 1 } };
   if (/^(basis points?|bp)$/.test(lower))
@@ -247,7 +251,7 @@ const TWO_LETTER_WORDS =
  * dBm), kept as written.
  * Each word ends in `(?!\w)`, which is `\b` after a letter: written so, the pattern compiles faster.
  */
-export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|\s?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?p(?![\p{L}\p{N}'’-]|\.m)|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
+export const UNIT_AFTER = String.raw`(?:\s?%|\s?(?:per\s?cent|percent|pct)(?!\w)|\s?(?:‰|‱|per\s?mill?e)(?!\w)|\s?(?:percentage\s+points?|basis\s+points?|pp|bp)(?!\w)|\s?°\s?[CF](?!\w)|\s+${either('degrees?')}(?:\s+(?:Celsius|Fahrenheit|C|F)(?!\w))?|\s?(?:€|(?:EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR)(?!\p{L}))|\s+(?:(?:US|Canadian|Australian)\s+)?(?:${either('dollars?|euros?|pounds?|francs?|rupees?|yen|cents?|pence|penny|pennies')})(?!\w)|(?:\s+|-)(?:${either('business|working|calendar')})[\s-]+(?:${either('seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?|decades?')})(?!\w)|(?:\s+|-)(?:${either(MEASURE_NAMES)})(?!\p{L})|[\s-]?(?:${MEASURE_SYMBOLS})(?![\p{L}\p{N}])|\s?[shtgmWJLVN](?![\p{L}\p{N}'’-])|\s?p(?![\p{L}\p{N}'’-]|\.m)|\s?[x×](?![\p{L}\p{N}])|\s?(?:[A-Z]{2,5}s?|[a-zµ]{1,2}[A-Z][A-Za-z]{0,3}|(?!(?:${TWO_LETTER_WORDS})(?!\p{L}))[A-Z][a-z]|${LOWER_SYMBOLS.join('|')})(?:\/[A-Za-z²³]{1,4})?(?![\p{L}\p{N}]))`;
 
 /**
  * The fact for a number read one or more ways (alternatives: `15m` is 15 million or 15 metres). A source

@@ -104,3 +104,22 @@ describe('signs written as accounts write them', () => {
     expect(verdict('The survey (2019) found it.', 'The survey in 2019 found it')).toBe('supported');
   });
 });
+
+describe('units in any spacing, and compounds', () => {
+  it.each([
+    ['The heater draws 5-kW.', 'The heater draws 5,000 W', 'The heater draws 5,000 kW'],
+    ['The heater draws 5kW.', 'The heater draws 5 kilowatts', 'The heater draws 5 megawatts'],
+    ['The alcohol limit is 0.5‰.', 'The limit is 0.05%', 'The limit is 0.5%'],
+    ['The rate is 4.5 per mille.', 'The rate is 0.45%', 'The rate is 4.5%'],
+    ['He is 5 ft 11 in tall.', 'He is 71 inches tall', 'He is 72 inches tall'],
+    ['The race took 2h05.', 'The race took 125 minutes', 'The race took 2 hours and 15 minutes'],
+    [
+      'Everest is 8,849 m (29,032 ft) high.',
+      'Everest is about 29,000 feet high',
+      'Everest is about 28,000 feet high',
+    ],
+  ])('%s', (source, right, wrong) => {
+    expect(verdict(source, right)).toBe('supported');
+    expect(verdict(source, wrong)).toBe('flagged');
+  });
+});
