@@ -81,7 +81,13 @@ export function deriveTables() {
 
   // Currencies: their names (singular and plural) and symbols in every locale; codes are read as codes.
   const currencies = new Map();
-  const codes = Intl.supportedValuesOf('currency');
+  // The currencies CLDR gives a symbol of their own (101 of 162): those in use; the rest are read by code.
+  const codes = Intl.supportedValuesOf('currency').filter(
+    (currency) =>
+      new Intl.NumberFormat('en', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
+        .formatToParts(1)
+        .find((p) => p.type === 'currency').value !== currency,
+  );
   for (const locale of LOCALES)
     for (const currency of codes) {
       for (const currencyDisplay of ['name', 'symbol', 'narrowSymbol']) {
@@ -98,7 +104,7 @@ export function deriveTables() {
           put(currencies, name, currency);
           // "svenska kronor" is also written "kronor", "złotych polskich" "złotych", "대한민국 원" "원".
           const words = name.split(' ');
-          if (words.length > 1) for (const w of words) if (w.length > 1) put(currencies, w, currency);
+          if (words.length === 2) for (const w of words) if (w.length > 1) put(currencies, w, currency);
         }
       }
     }

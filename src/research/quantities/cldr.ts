@@ -19,6 +19,23 @@ const ambiguousCurrencies = new Set(Object.keys(tables.ambiguousCurrencies));
 const units = new Set([...Object.keys(tables.units), ...Object.keys(tables.ambiguousUnits)]);
 const zones = new Map(Object.entries(tables.zones));
 
+/** The first word of every scale and currency name (lower case, without a stop), and the connectors. */
+const FIRST_WORDS = new Set(
+  [
+    ...scales.keys(),
+    ...ambiguousScales,
+    ...currencies.keys(),
+    ...ambiguousCurrencies,
+    'de',
+    'di',
+    'del',
+    'of',
+  ]
+    .map((w) => w.split(' ')[0]!.replace(/\.$/, ''))
+    .filter((w) => /^\p{Script=Latin}/u.test(w)),
+);
+const FIRST_WORD = /[\p{L}\p{M}]+/uy;
+
 // Up to three words after a figure: letters with their marks, a stop or an apostrophe inside ("d’euros").
 const WORDS = /^ ?((?:[\p{L}\p{M}$€£¥₩₹₽₺₴₪₫฿¢][\p{L}\p{M}.'’]*)(?: [\p{L}\p{M}][\p{L}\p{M}.'’]*){0,2})/u;
 const CONNECTOR = /^ (?:de|d'|d’|di|del|of) ?/u;
@@ -29,6 +46,16 @@ function lookup<T>(
   at: number,
   has: (w: string) => T | 'ambiguous' | undefined,
 ): Found<T> | undefined {
+  // Most figures are followed by a word no table holds: its first word tells, before anything is sliced.
+  FIRST_WORD.lastIndex = text[at] === ' ' ? at + 1 : at;
+  const first = FIRST_WORD.exec(text)?.[0];
+  if (
+    first &&
+    /^\p{Script=Latin}/u.test(first) &&
+    !FIRST_WORDS.has(first.toLowerCase()) &&
+    !first.includes("'")
+  )
+    return undefined;
   const m = WORDS.exec(text.slice(at, at + 48));
   if (!m) return undefined;
   const space = m[0].length - m[1]!.length;
@@ -130,14 +157,29 @@ export function worldDateForms(): DateForm[] {
         .join('');
       return { pattern: new RegExp(`(?<![\\p{L}\\d])${source}`, 'giu'), fields };
     });
-  monthHint = new RegExp(`(?<![\\p{L}])(?:${names.join('|')})(?![\\p{L}])|[年월日]`, 'iu');
   return dateForms;
 }
 
-/** Whether a text may hold a date in another language's form (a month's name, 年, 월). */
+/** English's month names and their short forms, which the date reader reads itself. */
+const ENGLISH_MONTH =
+  /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)$/;
+
+/**
+ * Whether a text may hold a date in another language's form: a month's name of four letters or more that
+ * English does not share, or 年, 월 (a hint: the forms then decide). One pattern of the names, in lower
+ * case and capitalised, without the case-insensitive flag: V8 scans such a list of literals quickly.
+ */
 export function mayHoldWorldDate(text: string): boolean {
-  worldDateForms();
-  return monthHint!.test(text);
+  monthHint ??= new RegExp(
+    `[年월日]|${[...months.keys()]
+      .filter((name) => name.length >= 4 && !ENGLISH_MONTH.test(name))
+      .flatMap((name) => [name, name[0]!.toUpperCase() + name.slice(1)])
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRe)
+      .join('|')}`,
+    'u',
+  );
+  return monthHint.test(text);
 }
 
 /** A month's number from its name in any language (`février`, `lutego`, `Mär.`); undefined if none. */

@@ -269,7 +269,10 @@ export function parseNumbers(text: string, o: NumberOptions): Parsed[] {
       // Signed, so that `(1,200)` or `-1,200` as written never holds a positive 1,200.
       written: digits.ambiguous ? [negative ? `-${g.int}` : g.int!] : NONE,
       // 3.10 as written, so that "the 3.10 release" holds a source's "Python 3.10".
-      extra: g.dec?.startsWith('.') && !unit && !suffix && !g.word && !world?.value ? [`vw:${g.int}${g.dec}`] : NONE,
+      extra:
+        g.dec?.startsWith('.') && !unit && !suffix && !g.word && !world?.value
+          ? [`vw:${g.int}${g.dec}`]
+          : NONE,
       plain: !unit && scale === 1 && !suffix && !per,
       ...(alone ? { alone } : {}),
     });
