@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
-import { refreshIndex } from '../dist/research/documents.js';
+import { refreshIndex } from '../dist/research/documents/index.js';
 import { extractiveAnswer } from '../dist/research/extractive/index.js';
 import { openStore } from '../dist/store/open.js';
 

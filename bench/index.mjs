@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { refreshIndex, searchDocuments } from '../dist/research/documents.js';
+import { refreshIndex, searchDocuments } from '../dist/research/documents/index.js';
 import { openStore } from '../dist/store/open.js';
 import { syntheticText } from './support/synthetic-text.mjs';
 
@@ -72,7 +72,7 @@ const builds = [['this build', thisBuild], ...(baseline ? [['reference', baselin
 const load = async (dist) => {
   const url = (p) => pathToFileURL(join(resolve(dist), p)).href;
   return {
-    ...(await import(url('research/documents.js'))),
+    ...(await import(url('research/documents/index.js'))),
     ...(await import(url('store/open.js'))),
     ...(await import(url('research/documents/walk.js'))),
   };

@@ -22,7 +22,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
-const { readPdf } = await import('../dist/formats/pdf.js');
+const { readPdf } = await import('../dist/formats/pdf/index.js');
 
 if (spawnSync('pdftotext', ['-v']).error) {
   console.error('pdf bench: pdftotext is missing; install it with: apt-get install poppler-utils');

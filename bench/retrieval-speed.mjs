@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder, parseEmbeddingsSpec } from '../dist/providers/embeddings.js';
 import { embeddingText } from '../dist/research/documents/embedding-text.js';
-import { queryTerms, refreshIndex } from '../dist/research/documents.js';
+import { queryTerms, refreshIndex } from '../dist/research/documents/index.js';
 import { BATCH_TEXTS } from '../dist/research/retrieval/embed-index.js';
 import { Retriever } from '../dist/research/retrieval/retriever.js';
 import { openStore } from '../dist/store/open.js';

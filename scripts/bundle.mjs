@@ -43,7 +43,7 @@ const common = {
   // Less source for V8 to scan at each start; names are kept, so stack traces still say where.
   minifyWhitespace: true,
   minifySyntax: true,
-  // undici and sqlite-vec too: required on first use (src/tools/net/safe-fetch.ts,
+  // undici and sqlite-vec too: required on first use (src/web/net/safe-fetch.ts,
   // src/store/sqlite/vectors.ts); sqlite-vec finds its prebuilt library next to its own package
   // (require.resolve), so it loads from node_modules.
   external: ['pdfjs-dist', 'mammoth', '@modelcontextprotocol/sdk', 'ajv', 'undici', 'sqlite-vec'],
@@ -69,8 +69,14 @@ const ownModule = (args) =>
     ? resolve(args.resolveDir, args.path)
     : undefined;
 
-/** The name of the bundled file for a lazily loaded module: its path under dist/, e.g. cli-commands-cost. */
-const lazyName = (path) => relative(dist, path).replace(/\.js$/, '').replaceAll(/[\\/]/g, '-');
+/**
+ * The name of the bundled file for a lazily loaded module: its path under dist/, e.g. cli-commands-cost;
+ * a folder's index.js by the folder's path (formats-pdf).
+ */
+const lazyName = (path) =>
+  relative(dist, path)
+    .replace(/(?:[\\/]index)?\.js$/, '')
+    .replaceAll(/[\\/]/g, '-');
 
 rmSync(outdir, { recursive: true, force: true });
 

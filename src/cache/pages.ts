@@ -1,9 +1,9 @@
 import type CachePolicy from 'http-cache-semantics';
 import { EXTRACTOR_VERSION } from '../formats/version.js';
 import type { CacheStore } from '../store/store.js';
-import { parseAllowHosts } from '../tools/net/address-policy.js';
-import { checkUrl, type Fetched } from '../tools/net/safe-fetch.js';
-import type { Page, PageCache } from '../tools/read-url.js';
+import { parseAllowHosts } from '../web/net/address-policy.js';
+import { checkUrl, type Fetched } from '../web/net/safe-fetch.js';
+import type { Page, PageCache } from '../web/read.js';
 import { pageKey } from './keys.js';
 
 // The page cache above safeFetch. Within --max-age a page is answered from the database; after that it

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { DocumentInfo } from '../research/documents.js';
+import type { DocumentInfo } from '../research/documents/index.js';
 import type { PlanView } from '../research/pipeline.js';
 import type { Plan } from '../research/planning/plan.js';
 import { planOf } from '../research/planning/plan-file.js';

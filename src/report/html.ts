@@ -1,7 +1,7 @@
 import { formatUsd } from '../money.js';
+import { renderAnswer } from './answer-html.js';
 import { CSS } from './css.js';
 import { esc } from './escape.js';
-import { renderAnswer } from './markdown.js';
 import { howRead, type RunView, runView, safeUrl } from './run-view.js';
 import { sentenceText } from './sentence.js';
 

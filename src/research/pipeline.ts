@@ -5,7 +5,7 @@ import { modelChain, planChain } from './chain/index.js';
 import { DEFAULT_CONCURRENCY } from './chain/start.js';
 import { checkCitations } from './checks/citations.js';
 import { verifyClaims } from './checks/verify.js';
-import { getDocument, refreshIndex } from './documents.js';
+import { getDocument, refreshIndex } from './documents/index.js';
 import { findEvidence } from './evidence/index.js';
 import type { PlanView } from './planning/plan-file.js';
 import { resultJson } from './result-json.js';

@@ -1,15 +1,15 @@
 import { AbortedError, errorMessage } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { pdfBudgetMs } from '../tools/pdf-budget.js';
-import type { PageCache } from '../tools/read-url.js';
-import type { SearchConfig } from '../tools/search/config.js';
-import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../tools/search/filters.js';
-import type { SearchResult } from '../tools/search/result.js';
-import { normalizeUrl } from '../tools/search/url.js';
+import { loadWebModules } from '../web/modules.js';
+import { pdfBudgetMs } from '../web/pdf-budget.js';
+import type { PageCache } from '../web/read.js';
+import type { SearchConfig } from '../web/search/config.js';
+import { type FilterMiss, filterMiss, hasFilters, type WebFilters } from '../web/search/filters.js';
+import type { SearchResult } from '../web/search/result.js';
+import { normalizeUrl } from '../web/search/url.js';
+import { documentSource, textSource } from './documents/index.js';
 import type { PassageRanker } from './documents/source.js';
-import { documentSource, textSource } from './documents.js';
 import type { Plan } from './planning/plan.js';
-import { loadWebModules } from './web-modules.js';
 
 /**
  * A collected source. Its number is fixed when its round of collection ends, in plan order (documents,
@@ -287,7 +287,7 @@ async function collectWeb(
   await Promise.all(reads);
 }
 
-type ReadPage = typeof import('../tools/read-url.js')['readPage'];
+type ReadPage = typeof import('../web/read.js')['readPage'];
 
 /** Reads one picked result into its slot: the page, else the search service's text, else the snippet. */
 async function readResult(

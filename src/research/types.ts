@@ -1,11 +1,11 @@
 import type { Price } from '../providers/prices.js';
 import type { CostRow, Store } from '../store/store.js';
-import type { WebFilters } from '../tools/search/filters.js';
-import type { SearchResult } from '../tools/search/result.js';
 import type { Provider, Usage } from '../types.js';
+import type { WebFilters } from '../web/search/filters.js';
+import type { SearchResult } from '../web/search/result.js';
 import type { CitationCheck } from './checks/citations.js';
+import type { DocumentInfo } from './documents/index.js';
 import type { PassageRanker } from './documents/source.js';
-import type { DocumentInfo } from './documents.js';
 import type { Evidence } from './evidence/index.js';
 import type { Grounding } from './grounding/index.js';
 import type { FollowUp, Plan } from './planning/plan.js';

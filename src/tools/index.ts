@@ -1,9 +1,9 @@
 import type { NotesStore } from '../store/store.js';
+import type { PageCache } from '../web/read.js';
+import { resolveSearch } from '../web/search/config.js';
 import { calculatorTool } from './calculator.js';
 import { saveNoteTool, searchNotesTool } from './notes.js';
-import type { PageCache } from './read-url.js';
 import { ToolRegistry } from './registry.js';
-import { resolveSearch } from './search/config.js';
 import type { AnyTool } from './tool.js';
 
 /**

@@ -1,8 +1,8 @@
+import { type SearchConfig, type SearchResult, searchWeb } from '../web/search/index.js';
 import { webSearchParameters } from './parameters.js';
-import { type SearchConfig, type SearchResult, searchWeb } from './search/index.js';
 import type { Tool } from './tool.js';
 
-// The chat's web_search tool. The backends (Brave, Tavily, SearXNG) live in search/.
+// The chat's web_search tool. The backends (Brave, Tavily, SearXNG) live in src/web/search/.
 
 // The research chain imported these from here before search/ existed.
 export { type SearchResult, searchWeb };

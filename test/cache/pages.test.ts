@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pageCache } from '../../src/cache/pages.js';
 import type { Db } from '../../src/store/sqlite/open.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
-import { readPage } from '../../src/tools/read-url.js';
+import { readPage } from '../../src/web/read.js';
 import { tempDb } from '../support/cli.js';
 import { sqliteStore } from '../support/stores.js';
 

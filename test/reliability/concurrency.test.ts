@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { refreshIndex } from '../../src/research/documents.js';
+import { refreshIndex } from '../../src/research/documents/index.js';
 import { runCli, tempDb } from '../support/cli.js';
 import { sse, startFakeServer } from '../support/fake-server.js';
 import { chatSse } from '../support/sse-builders.js';

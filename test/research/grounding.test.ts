@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkCitations } from '../../src/research/checks/citations.js';
-import { refreshIndex } from '../../src/research/documents.js';
+import { refreshIndex } from '../../src/research/documents/index.js';
 import { extractiveAnswer } from '../../src/research/extractive/index.js';
 import { checkGrounding } from '../../src/research/grounding/index.js';
 import { markdownSentences } from '../../src/research/text.js';

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
-import { getDocument, refreshIndex, searchDocuments, searchPassages } from '../../src/research/documents.js';
+import {
+  getDocument,
+  refreshIndex,
+  searchDocuments,
+  searchPassages,
+} from '../../src/research/documents/index.js';
 import { loadMigrations, migrate } from '../../src/store/sqlite/migrations.js';
 import { tempDb } from '../support/cli.js';
 import { sqliteStore } from '../support/stores.js';

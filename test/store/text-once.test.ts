@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { getDocument, refreshIndex, searchPassages } from '../../src/research/documents.js';
+import { getDocument, refreshIndex, searchPassages } from '../../src/research/documents/index.js';
 import { sqliteStore } from '../support/stores.js';
 
 // Each document's text is stored once, compressed, in blocks cut at passage starts (migration 011); a

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractHtml } from '../../src/formats/html/html-to-text.js';
-import { safeFetch } from '../../src/tools/net/safe-fetch.js';
-import { formatPage, readPage, readUrlTool } from '../../src/tools/read-url.js';
+import { formatPage, readUrlTool } from '../../src/tools/read-url.js';
+import { safeFetch } from '../../src/web/net/safe-fetch.js';
+import { readPage } from '../../src/web/read.js';
 import { makePdf, truncatePdf } from '../support/make-pdf.js';
 
 type Handler = Parameters<typeof createServer>[1];

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildChatTools } from '../../src/tools/index.js';
 import { saveNoteTool, searchNotesTool } from '../../src/tools/notes.js';
-import { resolveSearch } from '../../src/tools/search/config.js';
 import { webSearchTool } from '../../src/tools/web-search.js';
+import { resolveSearch } from '../../src/web/search/config.js';
 import { json, startFakeServer } from '../support/fake-server.js';
 import { sqliteStore } from '../support/stores.js';
 

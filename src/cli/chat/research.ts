@@ -1,5 +1,5 @@
 import { maxAgeSetting } from '../../cache/duration.js';
-import { contentDirectory } from '../../research/documents.js';
+import { contentDirectory } from '../../research/content-folder.js';
 import { runResearch } from '../../research/pipeline.js';
 import { printResearch } from '../commands/research.js';
 import { ResearchRenderer, sourceList } from '../research-render.js';

@@ -1,7 +1,7 @@
 import { parseDuration } from '../../cache/duration.js';
 import { UsageError } from '../../errors.js';
 import type { CacheTally, Removed } from '../../store/store.js';
-import { byteSize } from '../../tools/net/safe-fetch.js';
+import { byteSize } from '../../web/net/safe-fetch.js';
 import { openDb } from '../open-db.js';
 import { formatInt, formatWhen, table } from '../style.js';
 

@@ -15,10 +15,10 @@ import {
   reasonOf,
 } from '../../research/documents/read.js';
 import type { Store } from '../../store/store.js';
-import { parseAllowHosts } from '../../tools/net/address-policy.js';
-import { checkUrl } from '../../tools/net/safe-fetch.js';
-import { readPage } from '../../tools/read-url.js';
-import { ToolError } from '../../tools/tool.js';
+import { WebError } from '../../web/errors.js';
+import { parseAllowHosts } from '../../web/net/address-policy.js';
+import { checkUrl } from '../../web/net/safe-fetch.js';
+import { readPage } from '../../web/read.js';
 import { openDb } from '../open-db.js';
 
 export interface ReadOptions {
@@ -51,7 +51,7 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
     url = new URL(source);
     checkUrl(url, parseAllowHosts(process.env.AGENT_ALLOW_HOSTS));
   } catch (error) {
-    throw new UsageError(error instanceof ToolError ? error.message : `"${source}" is not a valid URL.`);
+    throw new UsageError(error instanceof WebError ? error.message : `"${source}" is not a valid URL.`);
   }
   const maxAgeMs = maxAgeSetting(options.maxAge, process.env);
   const store = await cacheStore(options.db);
@@ -68,7 +68,7 @@ async function readUrl(source: string, options: ReadOptions): Promise<ReadResult
       ...(page.note ? { note: page.note } : {}),
     };
   } catch (error) {
-    if (error instanceof ToolError) throw new AgentError(error.message);
+    if (error instanceof WebError) throw new AgentError(error.message);
     throw error;
   } finally {
     await store?.close();

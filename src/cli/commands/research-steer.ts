@@ -3,7 +3,7 @@ import { ConfigError, errorMessage, UsageError } from '../../errors.js';
 import type { ModelSetup, PlanView, ResearchOptions, RunUsage } from '../../research/pipeline.js';
 import type { Plan } from '../../research/planning/plan.js';
 import { parsePlanFile } from '../../research/planning/plan-file.js';
-import { parseDomain } from '../../tools/search/filters.js';
+import { parseDomain } from '../../web/search/filters.js';
 import { planLines, reviewPlan } from '../research-review.js';
 import { clean, formatInt, formatUsd, styleFor } from '../style.js';
 

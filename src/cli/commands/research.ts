@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { loadUserPrices } from '../../providers/price-file.js';
 import { createProvider, resolveModel, resolveProviderName } from '../../providers/registry.js';
 import { outFormat } from '../../report/format.js';
-import { contentDirectory } from '../../research/documents.js';
+import { contentDirectory } from '../../research/content-folder.js';
 import {
   InterruptedRun,
   type ModelSetup,
@@ -19,8 +19,8 @@ import { resultJson } from '../../research/result-json.js';
 import { type RetrievalSetup, retrievalSetup } from '../../research/retrieval/settings.js';
 import { maxCostSetting, requirePrices } from '../../research/run/budget.js';
 import type { RecordedOptions } from '../../research/run/resume.js';
-import { pdfBudgetMs } from '../../tools/pdf-budget.js';
 import type { Provider, ProviderName } from '../../types.js';
+import { pdfBudgetMs } from '../../web/pdf-budget.js';
 import { checkWritable, writeOutput } from '../files.js';
 import { onInterrupt } from '../interrupt.js';
 import { renderFor } from '../markdown/index.js';

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
+import { PERIOD_HINT, parseDomain, parsePeriod } from '../../web/search/filters.js';
 import {
   maxAgeOption,
   maxCostOption,

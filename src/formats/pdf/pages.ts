@@ -18,8 +18,8 @@ export interface ReadPagesOptions {
   timeBudgetMs?: number;
   /** The most reading workers to use; by default one per spare core, up to 3. */
   workers?: number;
-  /** The worker's script: built code, so the caller says where it is. */
-  workerUrl: URL;
+  /** The worker's script: built code, so the caller says where it is; without one, no workers. */
+  workerUrl: URL | undefined;
   /** Whether lines set in bold are marked (for headings where the document has no outline). */
   bold?: boolean;
 }
@@ -120,7 +120,7 @@ export function readPages(doc: PDFDocumentProxy, data: Uint8Array, o: ReadPagesO
     const pagesLeft =
       o.maxChars === undefined ? left : Math.ceil((o.maxChars - chars) / Math.max(chars / read, 1));
     const n = Math.min(o.workers ?? workerRoom(), Math.floor(Math.min(left, pagesLeft) / PAGES_PER_WORKER));
-    if (n > 0) for (const worker of takeWorkers(o.workerUrl, n)) employ(worker);
+    if (n > 0 && o.workerUrl) for (const worker of takeWorkers(o.workerUrl, n)) employ(worker);
   };
   const employ = (worker: Worker) => {
     const given = new Set<number>();

@@ -1,7 +1,7 @@
 // Edits to pdf.js's parser that make reading text cheaper without changing any result; all are worth
 // sending upstream. They apply to the pdf.js version package.json pins, and only where
 // each finds its text exactly once; otherwise the parser loads as shipped (see load.ts).
-// test/formats/pdf-stock.test.ts reads documents with and without them and expects the same lines.
+// test/formats/pdf/stock.test.ts reads documents with and without them and expects the same lines.
 
 export const EDITED_VERSION = '5.6.205';
 

@@ -8,7 +8,7 @@
 // text reader replaces the chunk's `items` and `styles`, and the operator list empties its arrays in
 // place. So a chunk is copied two levels deep (its fields, and the arrays they hold), which is all that
 // is reused; the items themselves are new objects each time. This holds for the pdf.js version pinned in
-// package.json; test/formats/pdf-stock.test.ts reads documents both ways and expects the same lines.
+// package.json; test/formats/pdf/stock.test.ts reads documents both ways and expects the same lines.
 
 type Listener = (this: DirectPort, event: { data: unknown }) => void;
 

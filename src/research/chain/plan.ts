@@ -1,7 +1,8 @@
 import { AbortedError } from '../../errors.js';
-import { SEARCH_SETUP_HINT } from '../../tools/search/config.js';
 import type { Message } from '../../types.js';
-import type { DocumentInfo } from '../documents.js';
+import { preloadWebModules } from '../../web/modules.js';
+import { SEARCH_SETUP_HINT } from '../../web/search/config.js';
+import type { DocumentInfo } from '../documents/index.js';
 import { type Emit, MAX_TOKENS } from '../model-call.js';
 import { bestDocuments, fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
 import {
@@ -15,7 +16,6 @@ import {
 import { checkPlanDocuments, type PlanView, planView } from '../planning/plan-file.js';
 import { CapReached, capTooLow } from '../run/budget.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings, RunUsage } from '../types.js';
-import { preloadWebModules } from '../web-modules.js';
 import { type ChainStart, chainStart } from './start.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { resolveSearch } from '../../tools/search/config.js';
+import { resolveSearch } from '../../web/search/config.js';
 import type { ReadAhead } from '../checks/read-ahead.js';
-import { listDocuments } from '../documents.js';
+import { listDocuments } from '../documents/index.js';
 import { type Emit, MAX_TOKENS, modelCaller, RunLedger } from '../model-call.js';
 import { REPORT_SYSTEM, WRITE_SYSTEM } from '../planning/prompts.js';
 import { runBudget } from '../run/budget.js';

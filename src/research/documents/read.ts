@@ -96,7 +96,7 @@ export async function readDocumentFile(
   if (ext === '.pdf') {
     // Each reader loads with the first file of its kind: a run over an indexed folder needs none.
     // Its headings come from the PDF's outline or type sizes: `#` in its text is escaped, never one.
-    const { formatPdfText, readPdf } = await import('../../formats/pdf.js');
+    const { formatPdfText, readPdf } = await import('../../formats/pdf/index.js');
     const pdf = await readPdf(data, { signal: options.signal, maxChars: options.maxChars });
     read = {
       title: pdf.title,

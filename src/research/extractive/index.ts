@@ -1,9 +1,9 @@
 import type { Store } from '../../store/store.js';
-import { getDocument, type PassageHit, queryTerms, searchPassages } from '../documents.js';
+import { getDocument, type PassageHit, queryTerms, searchPassages } from '../documents/index.js';
 import type { Source } from '../sources.js';
 import { stem, words } from '../text.js';
 import { askedBand, type Band, bands, holds, quantities } from './numbers.js';
-import { quoteUnits, type Unit } from './units.js';
+import { type Quotable, quotables } from './quotables.js';
 
 // The no-key answer: full-text search over every document's passages picks the best passages (so a fact
 // deep in a long document is found); the sentences, list items and table rows in them are scored against
@@ -15,7 +15,7 @@ export interface ExtractiveAnswer {
   sources: Source[];
 }
 
-interface Candidate extends Unit {
+interface Candidate extends Quotable {
   doc: number;
   stems: Set<string>;
   /** The core's stems in order, for phrase matches. */
@@ -47,11 +47,11 @@ const FILLER = new Set(
  * A word of the heading or of the sentence before counts for half a word of the sentence itself; of a
  * heading that is a question (a FAQ's), nearly a whole one: what follows it is the answer to it.
  */
-function contextWeights(unit: Unit): Map<string, number> {
+function contextWeights(quotable: Quotable): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const w of words(unit.previous)) weights.set(stem(w), 0.5);
-  const weight = unit.heading.trim().endsWith('?') ? 0.9 : 0.5;
-  for (const w of words(unit.heading)) weights.set(stem(w), Math.max(weight, weights.get(stem(w)) ?? 0));
+  for (const w of words(quotable.previous)) weights.set(stem(w), 0.5);
+  const weight = quotable.heading.trim().endsWith('?') ? 0.9 : 0.5;
+  for (const w of words(quotable.heading)) weights.set(stem(w), Math.max(weight, weights.get(stem(w)) ?? 0));
   return weights;
 }
 
@@ -90,22 +90,22 @@ export async function extractiveAnswer(
       ranges.set(doc, [...(ranges.get(doc) ?? []), [start, start + passage.text.length, passageRank]]);
     passageRank++;
   }
-  // The units of each document that lie in a matching passage; the whole document is parsed, so a table
+  // The quotables of each document that lie in a matching passage; the whole document is parsed, so a table
   // row keeps its header and a sentence its list even across a passage's edge.
   const candidates: Candidate[] = [];
   hits.forEach((_, doc) => {
     const inside = ranges.get(doc) ?? [];
-    for (const unit of quoteUnits(bodies[doc]!)) {
-      const within = inside.filter(([a, b]) => unit.start < b && unit.end > a);
+    for (const quotable of quotables(bodies[doc]!)) {
+      const within = inside.filter(([a, b]) => quotable.start < b && quotable.end > a);
       if (within.length === 0) continue;
-      const sequence = words(unit.core).map(stem);
+      const sequence = words(quotable.core).map(stem);
       candidates.push({
-        ...unit,
+        ...quotable,
         doc,
         sequence,
-        stems: new Set([...sequence, ...words(unit.text).map(stem)]),
-        headingSequence: words(unit.heading).map(stem),
-        context: contextWeights(unit),
+        stems: new Set([...sequence, ...words(quotable.text).map(stem)]),
+        headingSequence: words(quotable.heading).map(stem),
+        context: contextWeights(quotable),
         topic: new Set(words(hits[doc]!.title ?? '').map(stem)),
         passageRank: Math.min(...within.map((r) => r[2])),
       });

@@ -1,4 +1,4 @@
-import { type DocumentInfo, searchDocuments } from '../documents.js';
+import { type DocumentInfo, searchDocuments } from '../documents/index.js';
 import { type Caller, MAX_TOKENS } from '../model-call.js';
 import type { Source } from '../sources.js';
 import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import type { DocumentInfo } from '../documents.js';
+import type { DocumentInfo } from '../documents/index.js';
 import type { Plan } from './plan.js';
 
 // The plan as a user sees and edits it: `agent research --plan --json` prints it, `--review` shows it

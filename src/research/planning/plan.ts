@@ -1,6 +1,6 @@
 import { AgentError, errorMessage } from '../../errors.js';
 import { emptyUsage, type Message } from '../../types.js';
-import type { DocumentInfo } from '../documents.js';
+import type { DocumentInfo } from '../documents/index.js';
 import { readJsonReply } from '../json-reply.js';
 
 export interface Plan {

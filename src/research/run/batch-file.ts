@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { PERIOD_HINT, parseDomain, parsePeriod } from '../../tools/search/filters.js';
+import { PERIOD_HINT, parseDomain, parsePeriod } from '../../web/search/filters.js';
 import type { ResearchSettings } from '../types.js';
 
 // A batch file (`agent research --batch <file>`): one question per line, or a JSON object per line with

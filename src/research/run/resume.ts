@@ -1,7 +1,7 @@
 import { AgentError, errorMessage, UsageError } from '../../errors.js';
 import { newHolder, RUN_STALE_MS } from '../../store/holder.js';
 import type { RunProgress, Store } from '../../store/store.js';
-import type { SearchResult } from '../../tools/search/result.js';
+import type { SearchResult } from '../../web/search/result.js';
 import type { Source } from '../sources.js';
 import type {
   ModelSetup,

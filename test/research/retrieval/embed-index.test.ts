@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { refreshIndex } from '../../../src/research/documents.js';
+import { refreshIndex } from '../../../src/research/documents/index.js';
 import { embedMissing } from '../../../src/research/retrieval/embed-index.js';
 import type { Store } from '../../../src/store/store.js';
 import { sqliteStore } from '../../support/stores.js';

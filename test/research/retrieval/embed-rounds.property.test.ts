@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { refreshIndex } from '../../../src/research/documents.js';
+import { refreshIndex } from '../../../src/research/documents/index.js';
 import { embedMissing } from '../../../src/research/retrieval/embed-index.js';
 import type { Store } from '../../../src/store/store.js';
 import { sqliteStore } from '../../support/stores.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { AbortedError } from '../../../src/errors.js';
-import { refreshIndex } from '../../../src/research/documents.js';
+import { refreshIndex } from '../../../src/research/documents/index.js';
 import { embedMissing } from '../../../src/research/retrieval/embed-index.js';
 import type { FolderIO } from '../../../src/research/retrieval/folder-io.js';
 import { folderThread } from '../../../src/research/retrieval/folder-thread.js';
