@@ -4,7 +4,7 @@
 // reference commit's (bench/support/checks.mjs). Target: both together ≤ 20 ms warm. Deterministic text
 // (a seeded generator), so runs compare.
 // Usage: npm run build && node bench/evidence.mjs [fresh processes per implementation, default 5]
-import { findEvidence } from '../dist/research/evidence/index.js';
+import { findEvidence } from '../dist/research/checks/evidence/index.js';
 import { OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
 
 const rounds = Number(process.argv[2] ?? 5);

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
-import { findEvidence } from '../dist/research/evidence/index.js';
-import { checkGrounding } from '../dist/research/grounding/index.js';
+import { findEvidence } from '../dist/research/checks/evidence/index.js';
+import { checkGrounding } from '../dist/research/checks/grounding/index.js';
 import { digest, OURS, reference as referenceChecks, timeChecks } from './support/checks.mjs';
 
 const root = new URL('..', import.meta.url).pathname;

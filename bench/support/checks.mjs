@@ -25,8 +25,8 @@ export const digest = (results) =>
 
 export const OURS = {
   name: 'ours',
-  grounding: join(ROOT, 'dist/research/grounding/index.js'),
-  evidence: join(ROOT, 'dist/research/evidence/index.js'),
+  grounding: join(ROOT, 'dist/research/checks/grounding/index.js'),
+  evidence: join(ROOT, 'dist/research/checks/evidence/index.js'),
 };
 
 /** Both checks as of `rev`, bundled from git; undefined when git or esbuild cannot give them. */
@@ -57,7 +57,7 @@ export async function reference(rev = REFERENCE) {
   }
 }
 
-/** The read-ahead module beside a grounding module: research/checks/ now, research/ before. */
+/** The read-ahead module beside a grounding module's folder (research/checks/ now), or beside research/checks/ (before). */
 const aheadOf = (groundingFile) =>
   [
     join(dirname(groundingFile), '../checks/read-ahead.js'),

@@ -1,7 +1,7 @@
 import type { Ora } from 'ora';
 import { sentenceText } from '../report/sentence.js';
-import { type Evidence, unsupportedClaims } from '../research/evidence/index.js';
-import type { NotChecked } from '../research/grounding/index.js';
+import { type Evidence, unsupportedClaims } from '../research/checks/evidence/index.js';
+import type { NotChecked } from '../research/checks/grounding/index.js';
 import type { ResearchEvent, ResearchResult, ResearchStep } from '../research/pipeline.js';
 import { resultJson } from '../research/result-json.js';
 import { timingsLine } from '../research/run/timings.js';

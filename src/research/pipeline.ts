@@ -4,9 +4,9 @@ import type { Store } from '../store/store.js';
 import { modelChain, planChain } from './chain/index.js';
 import { DEFAULT_CONCURRENCY } from './chain/start.js';
 import { checkCitations } from './checks/citations.js';
+import { findEvidence } from './checks/evidence/index.js';
 import { verifyClaims } from './checks/verify.js';
 import { getDocument, refreshIndex } from './documents/index.js';
-import { findEvidence } from './evidence/index.js';
 import type { PlanView } from './planning/plan-file.js';
 import { resultJson } from './result-json.js';
 import { Retriever } from './retrieval/retriever.js';
@@ -227,7 +227,7 @@ async function research(
         )
       : { cited: [], dangling: [], uncited: [] },
     // Loaded when first needed (with the read-ahead during the write in a model run): not at start-up.
-    grounding: (await import('./grounding/index.js')).checkGrounding(
+    grounding: (await import('./checks/grounding/index.js')).checkGrounding(
       base.answer,
       base.sources,
       ahead?.grounding,

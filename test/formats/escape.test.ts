@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withoutLinkMarkup } from '../../src/formats/escape.js';
-import { checkGrounding } from '../../src/research/grounding/index.js';
+import { checkGrounding } from '../../src/research/checks/grounding/index.js';
 
 // Converted HTML and Word text carries links and footnote marks; checks that compare a source's words
 // and figures must see neither the addresses nor the marks.

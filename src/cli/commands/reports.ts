@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { type OutFormat, outFormat } from '../../report/format.js';
-import { type Evidence, findEvidence } from '../../research/evidence/index.js';
-import type { Grounding } from '../../research/grounding/index.js';
+import { type Evidence, findEvidence } from '../../research/checks/evidence/index.js';
+import type { Grounding } from '../../research/checks/grounding/index.js';
 import type { Verdict } from '../../research/types.js';
 import type { RunSummary, SavedRun, Store } from '../../store/store.js';
 import { checkWritable, writeOutput } from '../files.js';

@@ -1,6 +1,6 @@
-import { indexSentences, type SourceIndex as SentenceIndex } from '../evidence/rank.js';
-import { locatedSentences } from '../evidence/sentences.js';
-import { indexSource, type SourceIndex } from '../grounding/index.js';
+import { indexSentences, type SentenceIndex } from './evidence/rank.js';
+import { locatedSentences } from './evidence/sentences.js';
+import { type FigureIndex, indexSource } from './grounding/index.js';
 
 // The grounding check and the evidence finder spend most of their time reading the sources, which does
 // not depend on the answer: a run reads them while the writing model streams (the process is otherwise
@@ -9,7 +9,7 @@ import { indexSource, type SourceIndex } from '../grounding/index.js';
 
 export interface ReadAhead {
   /** By source text: what grounding reads from it. */
-  grounding: Map<string, SourceIndex>;
+  grounding: Map<string, FigureIndex>;
   /**
    * By source text: its sentences as evidence quotes them, indexed for every term (the answer's terms
    * are not known yet; a claim's terms then find the same postings as in an index of those terms only).

@@ -1,8 +1,8 @@
 import { AbortedError, errorMessage } from '../../errors.js';
-import type { Evidence } from '../evidence/index.js';
 import { type Caller, type Emit, limiter, modelCaller, RunLedger } from '../model-call.js';
 import { VERIFY_SYSTEM, type VerifyItem, verifyPrompt } from '../planning/prompts.js';
 import type { ResearchOptions, RunUsage, Verdict } from '../types.js';
+import type { Evidence } from './evidence/index.js';
 
 // --verify: after writing, the small model judges each cited claim against its evidence passages,
 // several claims per call. An unusable reply is asked again once; after that the claims it covered go

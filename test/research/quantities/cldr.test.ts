@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkGrounding } from '../../../src/research/grounding/index.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
 import { ROOT } from '../../support/cli.js';
 
 // The reader's world tables come from ICU's CLDR (scripts/cldr-tables.mjs); these properties are generated

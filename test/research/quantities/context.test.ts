@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkGrounding } from '../../../src/research/grounding/index.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
 import { zoneOffsets } from '../../../src/research/quantities/cldr.js';
 
 // Words around a figure that change what it means: how often, in which time zone, with which sign.

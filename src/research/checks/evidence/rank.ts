@@ -1,5 +1,5 @@
-import { readFacts } from '../quantities/read.js';
-import { stem } from '../text.js';
+import { readFacts } from '../../quantities/read.js';
+import { stem } from '../../text.js';
 import type { LocatedSentence } from './sentences.js';
 
 // BM25 over one source's sentences, built once per source and asked once per claim. A claim's numbers
@@ -53,7 +53,7 @@ export function claimTerms(claim: string): Map<string, number> {
   return weights;
 }
 
-export interface SourceIndex {
+export interface SentenceIndex {
   sentences: LocatedSentence[];
   /** BM25's length normalisation per sentence: k1 · (1 − b + b · length / average). */
   norm: Float64Array;
@@ -123,7 +123,7 @@ export function indexSentences(
   sentences: LocatedSentence[],
   wanted?: Iterable<string>,
   vocabulary: Vocabulary = new Vocabulary(),
-): SourceIndex {
+): SentenceIndex {
   const build = ++vocabulary.builds;
   const posted: Term[] = [];
   const post = (t: Term) => {
@@ -162,14 +162,14 @@ export function indexSentences(
   return { sentences, norm, postings, scores: new Float64Array(sentences.length) };
 }
 
-const idf = (index: SourceIndex, term: string): number => {
+const idf = (index: SentenceIndex, term: string): number => {
   const n = index.sentences.length;
   const df = (index.postings.get(term)?.length ?? 0) / 2;
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 };
 
 /** The best-matching sentence for a claim by BM25, or undefined when no sentence shares a term. */
-export function bestSentence(index: SourceIndex, weights: Map<string, number>): number | undefined {
+export function bestSentence(index: SentenceIndex, weights: Map<string, number>): number | undefined {
   const { scores, norm } = index;
   const touched: number[] = [];
   for (const [t, w] of weights) {
@@ -207,7 +207,7 @@ function holds(list: number[] | undefined, i: number): boolean {
 }
 
 /** How much of the claim's weight the sentences hold, from 0 to 1 (each term by weight × idf). */
-export function coverage(index: SourceIndex, weights: Map<string, number>, sentences: number[]): number {
+export function coverage(index: SentenceIndex, weights: Map<string, number>, sentences: number[]): number {
   let total = 0;
   let held = 0;
   for (const [t, w] of weights) {

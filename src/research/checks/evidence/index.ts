@@ -1,7 +1,14 @@
-import { CITE, type Claim as CitedClaim, citedClaims } from '../checks/claims.js';
-import type { Source } from '../sources.js';
+import type { Source } from '../../sources.js';
+import { CITE, type Claim as CitedClaim, citedClaims } from '../claims.js';
 import { linkTo } from './fragment.js';
-import { bestSentence, claimTerms, coverage, indexSentences, type SourceIndex, Vocabulary } from './rank.js';
+import {
+  bestSentence,
+  claimTerms,
+  coverage,
+  indexSentences,
+  type SentenceIndex,
+  Vocabulary,
+} from './rank.js';
 import { type LocatedSentence, locatedSentences } from './sentences.js';
 
 // Evidence: for every cited claim of the answer, the sentence (or two) in each cited source that best
@@ -39,7 +46,7 @@ export type EvidenceSource = Pick<Source, 'n' | 'kind' | 'title' | 'location' | 
 export function findEvidence(
   answer: string,
   sources: EvidenceSource[],
-  ahead?: ReadonlyMap<string, SourceIndex>,
+  ahead?: ReadonlyMap<string, SentenceIndex>,
 ): Evidence[] {
   const byNumber = new Map(sources.map((s) => [s.n, s]));
   const claims = citedClaims(answer).map((claim) => ({
@@ -77,7 +84,7 @@ export function findEvidence(
 function evidenceFor(
   claim: CitedClaim,
   source: EvidenceSource,
-  index: SourceIndex,
+  index: SentenceIndex,
   weights: Map<string, number>,
 ): Evidence {
   const none: Evidence = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { linkTo } from '../../src/research/evidence/fragment.js';
-import { findEvidence, unsupportedClaims } from '../../src/research/evidence/index.js';
-import { locatedSentences, splitSentences } from '../../src/research/evidence/sentences.js';
+import { linkTo } from '../../../src/research/checks/evidence/fragment.js';
+import { findEvidence, unsupportedClaims } from '../../../src/research/checks/evidence/index.js';
+import { locatedSentences, splitSentences } from '../../../src/research/checks/evidence/sentences.js';
 
 const doc = (n: number, text: string, title = `Doc ${n}`) => ({
   n,

@@ -1,7 +1,7 @@
-import type { Fact, Near } from '../quantities/fact.js';
-import { YEAR_LIKE } from '../quantities/numbers.js';
-import { readFacts } from '../quantities/read.js';
-import { sourceSentences } from '../text.js';
+import type { Fact, Near } from '../../quantities/fact.js';
+import { YEAR_LIKE } from '../../quantities/numbers.js';
+import { readFacts } from '../../quantities/read.js';
+import { sourceSentences } from '../../text.js';
 
 // Figures an answer may work out from two figures of one sentence of its source: the share one count is
 // of another ("1,800 of the 2,400 respondents" holds "75%" and "three quarters"), the difference of

@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkCitations } from '../../src/research/checks/citations.js';
-import { refreshIndex } from '../../src/research/documents/index.js';
-import { extractiveAnswer } from '../../src/research/extractive/index.js';
-import { checkGrounding } from '../../src/research/grounding/index.js';
-import { markdownSentences } from '../../src/research/text.js';
-import { ROOT } from '../support/cli.js';
-import { sqliteStoreNow } from '../support/stores.js';
+import { checkCitations } from '../../../src/research/checks/citations.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
+import { refreshIndex } from '../../../src/research/documents/index.js';
+import { extractiveAnswer } from '../../../src/research/extractive/index.js';
+import { markdownSentences } from '../../../src/research/text.js';
+import { ROOT } from '../../support/cli.js';
+import { sqliteStoreNow } from '../../support/stores.js';
 
 const REFUNDS =
   'A support agent can refund up to $1000 per order without approval. Customers may return unused items ' +

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readAhead, readAheadNow } from '../../src/research/checks/read-ahead.js';
-import { findEvidence } from '../../src/research/evidence/index.js';
-import { checkGrounding } from '../../src/research/grounding/index.js';
+import { findEvidence } from '../../../src/research/checks/evidence/index.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
+import { readAhead, readAheadNow } from '../../../src/research/checks/read-ahead.js';
 
 // Reading the sources while the answer streams must change nothing a reader sees: the same unsupported
 // claims and the same evidence as checks that read the sources themselves.
@@ -14,7 +14,7 @@ interface Family {
   wrong: string[];
 }
 const families = JSON.parse(
-  readFileSync(new URL('../fixtures/grounding/cases.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/grounding/cases.json', import.meta.url), 'utf8'),
 ) as Family[];
 
 // One answer over every family's source: each family's sentences cite that family's source.

@@ -1,6 +1,6 @@
-import { TABLE_RULE } from '../checks/claims.js';
-import type { Fact } from '../quantities/fact.js';
-import { readFacts } from '../quantities/read.js';
+import type { Fact } from '../../quantities/fact.js';
+import { readFacts } from '../../quantities/read.js';
+import { TABLE_RULE } from '../claims.js';
 
 // A table's header may say what its cells count: "Cost (€k)", "Rate (%)", "Revenue, USD million",
 // "Distance in km". Each number in such a column is read again as if written with its unit and scale

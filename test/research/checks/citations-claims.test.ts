@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkCitations } from '../../src/research/checks/citations.js';
-import { citedClaims } from '../../src/research/checks/claims.js';
-import { checkGrounding } from '../../src/research/grounding/index.js';
-import { markdownSentences, proseSentences } from '../../src/research/text.js';
+import { checkCitations } from '../../../src/research/checks/citations.js';
+import { citedClaims } from '../../../src/research/checks/claims.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
+import { markdownSentences, proseSentences } from '../../../src/research/text.js';
 
 describe('sentence splitting', () => {
   it('never ends a sentence at an abbreviation, an initial or a numbered reference', () => {

@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProvider } from '../../src/providers/registry.js';
-import { parseVerdicts } from '../../src/research/checks/verify.js';
-import { type ResearchOptions, runResearch } from '../../src/research/pipeline.js';
-import { resultJson } from '../../src/research/result-json.js';
-import { startStepModel } from '../support/step-model.js';
-import { sqliteStoreNow } from '../support/stores.js';
+import { createProvider } from '../../../src/providers/registry.js';
+import { parseVerdicts } from '../../../src/research/checks/verify.js';
+import { type ResearchOptions, runResearch } from '../../../src/research/pipeline.js';
+import { resultJson } from '../../../src/research/result-json.js';
+import { startStepModel } from '../../support/step-model.js';
+import { sqliteStoreNow } from '../../support/stores.js';
 
 // --verify through the real OpenAI SDK client against a loopback server that answers each step.
 

@@ -1,9 +1,9 @@
-import { withoutLinkMarkup } from '../../formats/escape.js';
-import { CITE, citedClaims } from '../checks/claims.js';
-import type { Fact, Near } from '../quantities/fact.js';
-import { decimalComma } from '../quantities/numbers.js';
-import { readText, undoLayout, unreadDigits } from '../quantities/read.js';
-import { caretPowers } from '../quantities/scientific.js';
+import { withoutLinkMarkup } from '../../../formats/escape.js';
+import type { Fact, Near } from '../../quantities/fact.js';
+import { decimalComma } from '../../quantities/numbers.js';
+import { readText, undoLayout, unreadDigits } from '../../quantities/read.js';
+import { caretPowers } from '../../quantities/scientific.js';
+import { CITE, citedClaims } from '../claims.js';
 import { type Derived, derivedHolds, deriveFigures, FALL } from './derived.js';
 import { tableHeaderUnits } from './tables.js';
 import { couldBe, isEnglish, type UnreadFigure, unreadFigures } from './unread.js';
@@ -54,7 +54,7 @@ export interface GroundingSource {
 }
 
 /** What the check reads from one source; the same for every answer (see research/read-ahead.ts). */
-export interface SourceIndex {
+export interface FigureIndex {
   keys: Set<string>;
   /** The figures of its rates alone (see Fact.alone): they hold an answer's figure stated with no rate. */
   alone: Set<string>;
@@ -76,11 +76,11 @@ export interface SourceIndex {
 export function checkGrounding(
   answer: string,
   sources: GroundingSource[],
-  ahead?: ReadonlyMap<string, SourceIndex>,
+  ahead?: ReadonlyMap<string, FigureIndex>,
 ): Grounding {
   const texts = new Map(sources.map((s) => [s.n, s.text]));
-  const indexed = new Map<number, SourceIndex>();
-  const indexOf = (n: number): SourceIndex => {
+  const indexed = new Map<number, FigureIndex>();
+  const indexOf = (n: number): FigureIndex => {
     let index = indexed.get(n);
     if (!index) {
       const text = texts.get(n) ?? '';
@@ -193,7 +193,7 @@ export function answerFacts(sentence: string, comma: boolean): { facts: Fact[]; 
 }
 
 /** Reads a source's facts once: the costly part of the check, which does not depend on the answer. */
-export function indexSource(source: string): SourceIndex {
+export function indexSource(source: string): FigureIndex {
   // Link addresses and footnote marks of converted HTML and Word text are neither words nor figures.
   const text = withoutLinkMarkup(source);
   const english = isEnglish(text);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGrounding } from '../../src/research/grounding/index.js';
-import { ROOT } from '../support/cli.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
+import { ROOT } from '../../support/cli.js';
 
 // The case table (shared with bench/grounding.mjs, which prints the rates): per family of number and
 // date forms, sentences that restate their source correctly and sentences that get a figure wrong.

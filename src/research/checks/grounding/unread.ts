@@ -1,7 +1,7 @@
-import { namesScaleOrCurrency, namesUnit, unreadScale } from '../quantities/cldr.js';
-import type { Fact } from '../quantities/fact.js';
-import { accounting, readsAsScale } from '../quantities/numbers.js';
-import { unitOf } from '../quantities/units.js';
+import { namesScaleOrCurrency, namesUnit, unreadScale } from '../../quantities/cldr.js';
+import type { Fact } from '../../quantities/fact.js';
+import { accounting, readsAsScale } from '../../quantities/numbers.js';
+import { unitOf } from '../../quantities/units.js';
 
 // A source's figures the reader could not read fully. The check flags an answer's figure as missing only
 // when nothing in the cited source could be it; these are what could. The law, stated once:

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkGrounding } from '../../src/research/grounding/index.js';
+import { checkGrounding } from '../../../src/research/checks/grounding/index.js';
 
 // The grounding check's law, as properties: a quantity written in any form the reader supports holds
 // against the same quantity in any other form; a quantity changed in its value, unit, scale or currency

@@ -1,5 +1,5 @@
-import { PATH_SEPARATOR } from '../documents/passages.js';
-import { sourceSentences } from '../text.js';
+import { PATH_SEPARATOR } from '../../documents/passages.js';
+import { sourceSentences } from '../../text.js';
 
 // A source's text as the sentences evidence can quote, each with where it is: the heading path of its
 // passage, and for a PDF the page (its `[Page n]` markers end the path as "Page n").
