@@ -209,6 +209,14 @@ export function deriveTables() {
     units: u.one,
     ambiguousUnits: u.several,
     zones: zoneTable,
+    // The first word of every scale and currency name, and the connectors before a currency (`de`).
+    firstWords: [
+      ...new Set(
+        [...scales.keys(), ...currencies.keys(), 'de', 'di', 'del', 'of']
+          .map((w) => w.split(' ')[0].replace(/\.$/, ''))
+          .filter((w) => /^\p{Script=Latin}/u.test(w)),
+      ),
+    ].sort(),
     months: monthNames.one,
     dates: [...templates].sort(),
   };

@@ -12,28 +12,30 @@ export interface Found<T> {
   value: T | undefined;
 }
 
-const scales = new Map(Object.entries(tables.scales));
-const ambiguousScales = new Set(Object.keys(tables.ambiguousScales));
-const currencies = new Map(Object.entries(tables.currencies));
-const ambiguousCurrencies = new Set(Object.keys(tables.ambiguousCurrencies));
-const units = new Set([...Object.keys(tables.units), ...Object.keys(tables.ambiguousUnits)]);
+/**
+ * A table of cldr.json looked up in place, as parsed: making a Map of its thousands of names would cost
+ * more, on a run's first source, than all the look-ups it would speed.
+ */
+function table<T>(...objects: Record<string, T>[]) {
+  return {
+    has: (key: string) => objects.some((o) => Object.hasOwn(o, key)),
+    get: (key: string): T | undefined => {
+      for (const o of objects) if (Object.hasOwn(o, key)) return o[key];
+      return undefined;
+    },
+    keys: () => objects.flatMap((o) => Object.keys(o)),
+  };
+}
+
+const scales = table<number>(tables.scales);
+const ambiguousScales = table<unknown>(tables.ambiguousScales);
+const currencies = table<string>(tables.currencies);
+const ambiguousCurrencies = table<unknown>(tables.ambiguousCurrencies);
+const units = table<unknown>(tables.units, tables.ambiguousUnits);
 const zones = new Map(Object.entries(tables.zones));
 
 /** The first word of every scale and currency name (lower case, without a stop), and the connectors. */
-const FIRST_WORDS = new Set(
-  [
-    ...scales.keys(),
-    ...ambiguousScales,
-    ...currencies.keys(),
-    ...ambiguousCurrencies,
-    'de',
-    'di',
-    'del',
-    'of',
-  ]
-    .map((w) => w.split(' ')[0]!.replace(/\.$/, ''))
-    .filter((w) => /^\p{Script=Latin}/u.test(w)),
-);
+const FIRST_WORDS = new Set(tables.firstWords);
 const FIRST_WORD = /[\p{L}\p{M}]+/uy;
 
 // Up to three words after a figure: letters with their marks, a stop or an apostrophe inside ("d’euros").
@@ -189,7 +191,12 @@ export const monthNamed = (name: string): number | undefined =>
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // The scale characters of scripts written without spaces (万, 億, 兆, 만, 억, 조, 천), with their values.
-const CJK = new Map([...scales].filter(([w]) => w.length === 1 && !/\p{Script=Latin}/u.test(w)));
+const CJK = new Map(
+  scales
+    .keys()
+    .filter((w) => w.length === 1 && !/\p{Script=Latin}/u.test(w))
+    .map((w) => [w, scales.get(w)!]),
+);
 const MARKS = [...CJK.keys()].join('');
 const CJK_RUN = new RegExp(`\\d+(?:\\.\\d+)?(?:\\s?[${MARKS}]+\\s?\\d*(?:\\.\\d+)?)+`, 'gu');
 
