@@ -1,6 +1,6 @@
 import { promptTokens, SMALLEST_CONTEXT, textTokens } from '../providers/context.js';
 import type { Provider } from '../types.js';
-import { EXTRACT_SYSTEM, extractPrompt } from './planning/prompts.js';
+import { EXTRACT_SYSTEM, extractPrompt } from './chain/extract-prompt.js';
 import type { Source } from './sources.js';
 
 // Requests made to fit a model's context: a source too long for one extraction is read in pieces, each

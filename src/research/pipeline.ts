@@ -1,30 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import { AbortedError, AgentError, ConfigError, errorMessage, UsageError } from '../errors.js';
-import type { Store } from '../store/store.js';
-import { modelChain, planChain } from './chain/index.js';
-import { DEFAULT_CONCURRENCY } from './chain/start.js';
+import { AgentError, ConfigError, UsageError } from '../errors.js';
+import { loadAfterNextRequest } from '../request-sent.js';
+import { choosePlan } from './chain/plan.js';
+import { readingRounds } from './chain/rounds.js';
+import { writeAnswer, writerFor } from './chain/write.js';
 import { checkCitations } from './checks/citations.js';
 import { findEvidence } from './checks/evidence/index.js';
 import { verifyClaims } from './checks/verify.js';
-import { getDocument, refreshIndex } from './documents/index.js';
-import type { PlanView } from './planning/plan-file.js';
-import { resultJson } from './result-json.js';
-import { Retriever } from './retrieval/retriever.js';
+import { extractiveChain } from './extractive/chain.js';
+import { fallbackPlan, followUp } from './planning/follow-up.js';
+import type { Plan } from './planning/plan.js';
+import { type PlanView, planView } from './planning/plan-file.js';
+import { CapReached } from './run/budget.js';
+import { embedStep, indexStep, retrieverFor } from './run/prepare.js';
 import { Purse } from './run/purse.js';
-import { type Recording, resumeRecording, startRecording } from './run/resume.js';
+import { InterruptedRun, type Recording, recordingFor } from './run/resume.js';
+import { saveRun } from './run/save.js';
 import { StepClock } from './run/timings.js';
-import { addRunUsage, noRunUsage } from './run/usage.js';
+import { addRunUsage } from './run/usage.js';
+import { type ChainResult, type RunContext, startRun } from './run-context.js';
 import {
-  DEFAULT_SETTINGS,
   type ModelSetup,
   type ResearchEvent,
   type ResearchOptions,
   type ResearchResult,
   type ResearchSettings,
   type RunUsage,
+  settingsOf,
 } from './types.js';
 
+// A research run from question to saved report, in order. Each step is one module, its prompt beside it:
+//   index and embed   run/prepare.ts (the content folder's index; embeddings for hybrid retrieval)
+//   1. plan           chain/plan.ts → planning/plan.ts (small model; --plan-file, --review)
+//   2. collect and    chain/rounds.ts → sources.ts, and chain/extract.ts for each source as it arrives
+//      extract        (large model; its prompt in chain/extract-prompt.ts)
+//   3. follow up      planning/follow-up.ts (small model; rounds 2…--depth, each followed by 2 again)
+//   4. write          chain/write.ts (large model, streamed; the run's writer: answer or --report)
+//   5. check          checks/ (citations, grounding, evidence; --verify: checks/verify.ts)
+//   6. save           run/save.ts
+// Without a model the run answers extractively (extractive/chain.ts) and skips steps 1–4. Every model step
+// takes the run's context (run-context.ts): options, models, settings, events, writer, ledger, budget.
+
 export type { PlanView } from './planning/plan-file.js';
+export { indexStep } from './run/prepare.js';
+export { InterruptedRun } from './run/resume.js';
 export type {
   ModelSetup,
   ResearchEvent,
@@ -35,93 +54,12 @@ export type {
   RunUsage,
   Verdict,
 } from './types.js';
-export { DEFAULT_SETTINGS } from './types.js';
+export { DEFAULT_SETTINGS, settingsOf } from './types.js';
 
 export const VERIFY_NEEDS_MODEL =
   '--verify needs a model to judge the claims, and extractive mode uses none: drop --verify or --extractive, or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or use --provider ollama).';
 
-/** The run's settings: each option as given, else its default. */
-export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
-  return {
-    depth: o.depth ?? DEFAULT_SETTINGS.depth,
-    breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,
-    perSearch: o.perSearch ?? DEFAULT_SETTINGS.perSearch,
-    maxSources: o.maxSources ?? DEFAULT_SETTINGS.maxSources,
-    report: o.report ?? DEFAULT_SETTINGS.report,
-    // The web filters are kept with the run only when set, so a run without them reads as before.
-    ...(o.sites?.length ? { sites: o.sites } : {}),
-    ...(o.excludeSites?.length ? { excludeSites: o.excludeSites } : {}),
-    ...(o.recent ? { recent: o.recent } : {}),
-  };
-}
-
-/** Brings the document index up to date, saying what could not be read. */
-export async function indexStep(
-  o: Pick<ResearchOptions, 'store' | 'contentDir' | 'signal'>,
-  emit: (e: ResearchEvent) => void,
-): Promise<void> {
-  emit({ type: 'step', name: 'index' });
-  const stats = await refreshIndex(o.store, o.contentDir, {
-    signal: o.signal,
-    onNotice: (message) => emit({ type: 'notice', message }),
-  });
-  const { skipped } = stats;
-  for (const s of skipped) emit({ type: 'notice', message: `Skipped ${s.path}: ${s.reason}` });
-  if (stats.added + stats.updated + stats.unchanged === 0 && o.store.readOnly)
-    emit({
-      type: 'notice',
-      message: `The read-only database holds no index of ${o.contentDir}, and cannot make one: its documents are not searched.`,
-    });
-  else if (stats.added + stats.updated + stats.unchanged === 0)
-    emit({
-      type: 'notice',
-      message: `The content folder ${o.contentDir} holds no ${skipped.length ? 'readable ' : ''}documents (.md, .markdown, .txt, .html, .htm, .docx, .pdf).`,
-    });
-  if (o.signal?.aborted) throw new AbortedError();
-}
-
-/**
- * Embeds the question and the passages that have no vector of the model yet (hybrid and semantic
- * retrieval); a terminal shows the count as it goes. A fault falls back to BM25 (the retriever says so).
- */
-async function embedStep(retriever: Retriever, question: string, emit: (e: ResearchEvent) => void) {
-  if (!retriever.usesVectors) return;
-  let shown = false;
-  await retriever.prepare(question, (done, total) => {
-    if (!shown) emit({ type: 'step', name: 'embed' });
-    shown = true;
-    emit({ type: 'progress', done, total });
-  });
-}
-
-/** `agent research --plan`: the plan (the small model's, or o.plan checked; reviewed if asked) and its cost. */
-export async function planResearch(
-  o: ResearchOptions & { models: ModelSetup },
-): Promise<{ plan: PlanView; usage: RunUsage }> {
-  const emit = (e: ResearchEvent) => o.onEvent?.(e);
-  await indexStep(o, emit);
-  // The planner is shown the documents the run itself would be (by hybrid retrieval where it is set up).
-  const retriever = retrieverFor(o, o.runId ?? randomUUID(), emit);
-  await embedStep(retriever, o.question, emit);
-  const planned = await planChain({ ...o, retriever }, o.models, settingsOf(o), emit);
-  return retriever.usage.calls > 0
-    ? { ...planned, usage: addRunUsage(planned.usage, retriever.usage) }
-    : planned;
-}
-
-function retrieverFor(o: ResearchOptions, runId: string, emit: (e: ResearchEvent) => void, purse?: Purse) {
-  return new Retriever(o.retrieval ?? { mode: 'bm25' }, {
-    store: o.store,
-    root: o.contentDir,
-    runId,
-    userPrices: o.userPrices,
-    signal: o.signal,
-    emit,
-    purse,
-    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
-  });
-}
-
+/** One research run, model or extractive: answered, checked, and (unless `save: false`) saved. */
 export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   if (o.verify && !o.models) throw new UsageError(VERIFY_NEEDS_MODEL);
   // Said before the first model call: a run that cannot record its calls or its report is not started.
@@ -141,9 +79,9 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   try {
     const result = await research(o, settings, emit, recording);
     result.timings = clock.finish();
-    // An extractive run that matched nothing has no answer to keep.
+    // 6. Save. An extractive run that matched nothing has no answer to keep.
     if (o.save !== false && (result.mode === 'model' || result.sources.length > 0))
-      await save(o.store, result, emit, recording?.id());
+      await saveRun(o.store, result, emit, recording?.id());
     saved = result.id !== undefined && recording?.id() !== undefined;
     return result;
   } catch (error) {
@@ -154,35 +92,7 @@ export async function runResearch(o: ResearchOptions): Promise<ResearchResult> {
   }
 }
 
-/**
- * A run that ended without an answer after it was kept (its plan made): resumable with
- * `agent research --resume <run>`. Its message and exit code are the failure's.
- */
-export class InterruptedRun extends AgentError {
-  override readonly exitCode: number;
-  constructor(
-    readonly run: number,
-    cause: unknown,
-  ) {
-    super(cause instanceof AgentError ? cause.message : `unexpected error: ${errorMessage(cause)}`, {
-      cause,
-    });
-    this.exitCode = cause instanceof AgentError ? cause.exitCode : 1;
-  }
-}
-
-async function recordingFor(
-  o: ResearchOptions,
-  models: ModelSetup,
-  settings: ResearchSettings,
-  emit: (e: ResearchEvent) => void,
-): Promise<Recording | undefined> {
-  if (o.resume !== undefined) return resumeRecording(o.store, o.resume, emit);
-  if (!o.resumable || o.save === false) return undefined;
-  // One id for every model call of the run, the verification's included, so the ledger groups them.
-  return startRecording(o, models, settings, o.runId ?? randomUUID(), new Date().toISOString(), emit);
-}
-
+/** Index → [plan → collect and extract → follow up… → write] (or the extractive answer) → check. */
 async function research(
   o: ResearchOptions,
   settings: ResearchSettings,
@@ -209,13 +119,15 @@ async function research(
       });
   }
   const { ahead, ...base } = o.models
-    ? await modelChain(
+    ? await modelRun(
         { ...o, runId, progress: recording?.hooks, prior: recording?.prior, retriever, purse },
         o.models,
         settings,
         emit,
       )
     : { ...(await extractiveChain(o, retriever, emit)), rounds: 1, truncated: false };
+
+  // 5. Check: the citations, the figures and quotations (grounding), each claim's supporting passage.
   const result: ResearchResult = {
     question: o.question,
     ...base,
@@ -254,53 +166,137 @@ async function research(
   return result;
 }
 
-/**
- * Keeps a run that answered (completing its unfinished row, when it has one); a failure to keep it is a
- * notice, since the answer is already shown.
- */
-async function save(
-  store: Store,
-  result: ResearchResult,
+/** The model steps: plan → (collect and extract, pipelined) → [follow up → collect and extract]… → write. */
+async function modelRun(
+  o: ResearchOptions,
+  models: ModelSetup,
+  settings: ResearchSettings,
   emit: (e: ResearchEvent) => void,
-  id?: number,
-): Promise<void> {
+): Promise<ChainResult> {
+  // What the run ends with, a short answer or a --report, is decided once, here.
+  const ctx = await startRun(o, models, settings, writerFor(settings), emit);
   try {
-    result.id = await store.runs.save({
-      id,
-      question: result.question,
-      mode: result.mode,
-      answer: result.answer,
-      costUsd: result.usage.costUsd,
-      result: resultJson(result),
-      createdAt: Date.parse(result.createdAt),
-      // The texts the evidence was found in, so it can be shown again after a page changes.
-      texts: result.sources.map((s) => ({ n: s.n, text: s.text })),
-    });
-  } catch (error) {
-    emit({ type: 'notice', message: `This run could not be saved: ${errorMessage(error)}` });
+    return await modelSteps(ctx);
+  } finally {
+    // Calls made while the database server was away are recorded now, if it is back.
+    const left = await ctx.ledger.flush(o.store, o.userPrices);
+    if (left > 0)
+      emit({
+        type: 'notice',
+        message: `${left} model call(s) made while the database server was away could not be recorded in the ledger.`,
+      });
   }
 }
 
-async function extractiveChain(
-  o: ResearchOptions,
-  retriever: Retriever,
-  emit: (e: ResearchEvent) => void,
-): Promise<Pick<ResearchResult, 'mode' | 'answer' | 'sources' | 'reports' | 'usage'>> {
-  emit({ type: 'step', name: 'search' });
-  const { extractiveAnswer } = await import('./extractive/index.js');
-  const { answer, sources } = await extractiveAnswer(o.store, o.contentDir, o.question, {
-    search: (query, limit) => retriever.passages(query, limit),
-    rankPrior: retriever.usesVectors,
-  });
-  emit({ type: 'step', name: 'select' });
-  // The quoted sentences come from the whole documents: that is the text the grounding check holds them to.
-  for (const s of sources)
-    if (!s.text && s.slug) s.text = (await getDocument(o.store, o.contentDir, s.slug))?.body ?? '';
+async function modelSteps(ctx: RunContext): Promise<ChainResult> {
+  const { options: o, settings, emit, ledger, budget } = ctx;
+  // The checks' reading of the sources (with the grounding check) runs during the write: its code is
+  // loaded while the plan request is out (the process is idle then), not at start-up.
+  const reading = loadAfterNextRequest(() => import('./checks/read-ahead.js'));
+
+  // 1. Plan (small model): the documents to read and the web searches to make.
+  let plan: Plan = await choosePlan(ctx);
+  await o.progress?.onPlan(1, plan);
+
+  const rounds = readingRounds(ctx);
+  const { sources, seen, searched } = rounds;
+  let round = 1;
+  for (; ; round++) {
+    // 2. Collect and extract: each source goes to extraction (large model) the moment its text is in hand.
+    const collected = await rounds.collectAndExtract(round, plan);
+    if (round === 1 && collected.length === 0) {
+      // Nothing the plan chose could be read (every search failed, say): the best local matches, if any.
+      const fallback = await fallbackPlan(o);
+      if (fallback.documents.length) {
+        emit({
+          type: 'notice',
+          message: 'Nothing the plan chose could be read: reading the best-matching local documents.',
+        });
+        await rounds.collectAndExtract(round, fallback);
+      }
+    }
+
+    if (round >= settings.depth || budget?.stopped) break;
+    if (sources.length >= settings.maxSources) {
+      emit({
+        type: 'notice',
+        message: `Stopped at --max-sources (${settings.maxSources} sources): no further rounds.`,
+      });
+      break;
+    }
+    // 3. Follow up (small model): what is missing, and what to read for it.
+    emit({ type: 'step', name: 'followup', round: round + 1 });
+    const next =
+      o.prior?.plan(round + 1) ??
+      (await followUp(ctx, rounds).catch((error) => {
+        if (!(budget && error instanceof CapReached)) throw error;
+        rounds.stopAtCap();
+        return undefined;
+      }));
+    if (!next) break;
+    await o.progress?.onPlan(round + 1, next);
+    if (next.gaps.length) emit({ type: 'notice', message: `Gaps: ${next.gaps.join('; ')}` });
+    const fresh: Plan = {
+      documents: next.documents.filter((d) => !seen.has(`doc:${d}`)),
+      searches: next.searches.filter((q) => !searched.some((s) => s.toLowerCase() === q.toLowerCase())),
+    };
+    if (!fresh.documents.length && !fresh.searches.length) {
+      emit({ type: 'notice', message: 'Nothing new to read: the sources gathered cover the question.' });
+      break;
+    }
+    plan = fresh;
+  }
+  checkCollected(rounds, budget?.stopped ?? false);
+
+  // 4. Write (large model, streamed), while the read-ahead reads the sources for step 5's checks.
+  emit({ type: 'step', name: ctx.writer.step });
+  const ahead = (await reading()).readAhead(sources);
+  const { answer, truncated } = await writeAnswer(ctx, rounds).finally(ahead.stop);
   return {
-    mode: 'extractive',
-    answer: answer || 'No passage in the local documents matches this question.',
+    mode: 'model',
+    answer,
     sources,
-    reports: sources.map((s) => ({ label: s.slug ?? s.location, status: 'read', n: s.n })),
-    usage: noRunUsage(),
+    reports: rounds.reports,
+    usage: ledger.totals(),
+    rounds: round,
+    truncated,
+    ahead,
+    ...(budget
+      ? { budget: { limitUsd: budget.limitUsd, spentUsd: ledger.totals().costUsd, stopped: budget.stopped } }
+      : {}),
   };
+}
+
+/** Nothing to write from: no source read, or none whose facts could be extracted. */
+function checkCollected(
+  { sources, failed }: Pick<ReturnType<typeof readingRounds>, 'sources' | 'failed'>,
+  capStopped: boolean,
+): void {
+  if (sources.length === 0 && capStopped)
+    throw new AgentError(
+      'The spending cap (--max-cost) left no room to read any source after planning: raise it to get an answer.',
+    );
+  if (sources.length === 0)
+    throw new AgentError(
+      'No source could be collected for this question, so there is nothing to answer from.',
+    );
+  if (failed.size === sources.length)
+    throw new AgentError(`The extract step failed for every source: ${failed.values().next().value}`);
+}
+
+/** `agent research --plan`: step 1 alone (the small model's plan, or o.plan checked; reviewed if asked). */
+export async function planResearch(
+  o: ResearchOptions & { models: ModelSetup },
+): Promise<{ plan: PlanView; usage: RunUsage }> {
+  const emit = (e: ResearchEvent) => o.onEvent?.(e);
+  await indexStep(o, emit);
+  // The planner is shown the documents the run itself would be (by hybrid retrieval where it is set up).
+  const retriever = retrieverFor(o, o.runId ?? randomUUID(), emit);
+  await embedStep(retriever, o.question, emit);
+  const settings = settingsOf(o);
+  const ctx = await startRun({ ...o, retriever }, o.models, settings, writerFor(settings), emit);
+  const planned = { plan: planView(await choosePlan(ctx), ctx.documents), usage: ctx.ledger.totals() };
+  return retriever.usage.calls > 0
+    ? { ...planned, usage: addRunUsage(planned.usage, retriever.usage) }
+    : planned;
 }

@@ -86,6 +86,21 @@ export const DEFAULT_SETTINGS: ResearchSettings = {
   report: false,
 };
 
+/** The run's settings: each option as given, else its default. */
+export function settingsOf(o: Partial<ResearchSettings>): ResearchSettings {
+  return {
+    depth: o.depth ?? DEFAULT_SETTINGS.depth,
+    breadth: o.breadth ?? DEFAULT_SETTINGS.breadth,
+    perSearch: o.perSearch ?? DEFAULT_SETTINGS.perSearch,
+    maxSources: o.maxSources ?? DEFAULT_SETTINGS.maxSources,
+    report: o.report ?? DEFAULT_SETTINGS.report,
+    // The web filters are kept with the run only when set, so a run without them reads as before.
+    ...(o.sites?.length ? { sites: o.sites } : {}),
+    ...(o.excludeSites?.length ? { excludeSites: o.excludeSites } : {}),
+    ...(o.recent ? { recent: o.recent } : {}),
+  };
+}
+
 export interface ResearchResult {
   /** The saved run's id, once saved. */
   id?: number;

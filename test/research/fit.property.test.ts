@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { promptTokens, textTokens } from '../../src/providers/context.js';
+import { EXTRACT_SYSTEM } from '../../src/research/chain/extract-prompt.js';
 import { EXTRACT_CONTEXT, planExtraction, splitText, splitToFit } from '../../src/research/fit.js';
-import { EXTRACT_SYSTEM } from '../../src/research/planning/prompts.js';
 
 // Every extraction request fits the model's context, and every part of a source reaches exactly one
 // request: the pieces, joined, are the source (no overlap, nothing left out).

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/providers/registry.js';
+import { LANGUAGE_RULE, REPORT_SYSTEM, WRITE_SYSTEM } from '../../src/research/chain/write.js';
 import { runResearch } from '../../src/research/pipeline.js';
-import { LANGUAGE_RULE, REPORT_SYSTEM, WRITE_SYSTEM } from '../../src/research/planning/prompts.js';
 import { startStepModel } from '../support/step-model.js';
 import { sqliteStoreNow } from '../support/stores.js';
 

@@ -3,8 +3,8 @@ import { emptyUsage, type Message, type Provider } from '../../types.js';
 import { planExtraction, splitText, windowFor } from '../fit.js';
 import { type Caller, type CallResult, type Emit, MAX_TOKENS } from '../model-call.js';
 import { FACTS_SCHEMA, factsText, readFacts } from '../planning/facts.js';
-import { EXTRACT_SYSTEM, extractPrompt } from '../planning/prompts.js';
 import type { Source } from '../sources.js';
+import { EXTRACT_SYSTEM, extractPrompt } from './extract-prompt.js';
 
 // One source's facts. A source too long for the model's context is read in pieces that fit it, and their
 // facts merged under the source; a piece the server refused as too long is read again in smaller pieces;

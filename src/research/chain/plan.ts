@@ -3,7 +3,7 @@ import type { Message } from '../../types.js';
 import { preloadWebModules } from '../../web/modules.js';
 import { SEARCH_SETUP_HINT } from '../../web/search/config.js';
 import type { DocumentInfo } from '../documents/index.js';
-import { type Emit, MAX_TOKENS } from '../model-call.js';
+import { MAX_TOKENS } from '../model-call.js';
 import { bestDocuments, fallbackPlan, PLAN_LIST_LIMIT } from '../planning/follow-up.js';
 import {
   makePlan,
@@ -13,22 +13,16 @@ import {
   planPrompt,
   UnusablePlanError,
 } from '../planning/plan.js';
-import { checkPlanDocuments, type PlanView, planView } from '../planning/plan-file.js';
+import { checkPlanDocuments, planView } from '../planning/plan-file.js';
 import { CapReached, capTooLow } from '../run/budget.js';
-import type { ModelSetup, ResearchOptions, ResearchSettings, RunUsage } from '../types.js';
-import { type ChainStart, chainStart } from './start.js';
+import type { RunContext } from '../run-context.js';
 
 /**
  * The plan the run follows: the one given (--plan-file; its documents checked before anything is spent)
  * or the small model's, then the user's review of it (--review) when asked for.
  */
-export async function choosePlan(
-  o: ResearchOptions,
-  m: ModelSetup,
-  settings: ResearchSettings,
-  emit: Emit,
-  { call, webAvailable, all, known, budget }: ChainStart,
-): Promise<Plan> {
+export async function choosePlan(ctx: RunContext): Promise<Plan> {
+  const { options: o, models: m, settings, emit, call, webAvailable, documents: all, known, budget } = ctx;
   // A resumed run follows the plan it recorded.
   const recorded = o.prior?.plan(1);
   if (recorded) return recorded;
@@ -37,7 +31,7 @@ export async function choosePlan(
     checkPlanDocuments(o.plan, known, o.contentDir);
     plan = o.plan;
   } else {
-    // 1. Plan (small model). What web sources need loads meanwhile, off the critical path.
+    // The small model's plan. What web sources need loads meanwhile, off the critical path.
     if (webAvailable) preloadWebModules();
     emit({ type: 'step', name: 'plan' });
     const shown: DocumentInfo[] =
@@ -85,16 +79,4 @@ export async function choosePlan(
       message: `Web searches skipped: no search service is set up (${SEARCH_SETUP_HINT}).`,
     });
   return { documents: plan.documents, searches: plan.searches };
-}
-
-/** `--plan`: the plan (after any review) with its documents' titles, and what planning cost. */
-export async function planChain(
-  o: ResearchOptions,
-  m: ModelSetup,
-  settings: ResearchSettings,
-  emit: Emit,
-): Promise<{ plan: PlanView; usage: RunUsage }> {
-  const start = await chainStart(o, m, emit, settings);
-  const plan = await choosePlan(o, m, settings, emit, start);
-  return { plan: planView(plan, start.all), usage: start.ledger.totals() };
 }

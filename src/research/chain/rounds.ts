@@ -3,14 +3,14 @@ import { extractionCache } from '../../cache/extractions.js';
 import { pageCache } from '../../cache/pages.js';
 import { AbortedError, errorMessage } from '../../errors.js';
 import { findPrice } from '../../providers/prices.js';
-import { type Emit, limiter, settleAll } from '../model-call.js';
+import { limiter, settleAll } from '../model-call.js';
 import type { Plan } from '../planning/plan.js';
-import { extractSource, PROMPT_VERSION } from '../planning/prompts.js';
 import { CapReached, capNotice } from '../run/budget.js';
+import { DEFAULT_CONCURRENCY, type RunContext } from '../run-context.js';
 import { collectRound, MAX_SOURCE_CHARS, type Source, type SourceReport } from '../sources.js';
-import { type ModelSetup, type ResearchOptions, type ResearchSettings, webFilters } from '../types.js';
+import { webFilters } from '../types.js';
 import { extractFacts } from './extract.js';
-import { type ChainStart, DEFAULT_CONCURRENCY } from './start.js';
+import { extractSource, PROMPT_VERSION } from './extract-prompt.js';
 
 // The rounds of reading: each collects its sources and sends each to extraction the moment its text is in
 // hand; what has been read, extracted, failed or left unread is kept here for the follow-up and the write.
@@ -23,13 +23,8 @@ export type Rounds = ReturnType<typeof readingRounds>;
  */
 export const WHOLE_SOURCE_CHARS = 480_000;
 
-export function readingRounds(
-  o: ResearchOptions,
-  m: ModelSetup,
-  settings: ResearchSettings,
-  emit: Emit,
-  { call, search, budget }: ChainStart,
-) {
+export function readingRounds(ctx: RunContext) {
+  const { options: o, models: m, settings, emit, call, search, budget } = ctx;
   const sources: Source[] = [];
   const reports: SourceReport[] = [];
   const facts = new Map<Source, string>();
@@ -133,7 +128,7 @@ export function readingRounds(
     });
     searched.push(...what.searches);
     sources.push(...collected);
-    // 3. Extract: whatever has not finished by the time collection ends.
+    // Extract: whatever has not finished by the time collection ends.
     emit({ type: 'step', name: 'extract', round });
     await settleAll(extractions);
     for (const s of collected)

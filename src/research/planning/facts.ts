@@ -1,9 +1,11 @@
 import { readJsonReply } from '../json-reply.js';
-import { NO_FACTS } from './prompts.js';
 
 // An extraction's reply read into facts. The prompt asks for {"facts": [...]} (and Ollama is held to it
 // by this schema); a model that answers with lines of facts instead, as the prompt once asked, is read
 // too. Facts are kept as the lines "- fact", which the write and follow-up prompts show.
+
+/** A source's facts when it holds none that help: what the extraction replies and the prompts show. */
+export const NO_FACTS = 'NO RELEVANT FACTS';
 
 export const FACTS_SCHEMA = {
   type: 'object',

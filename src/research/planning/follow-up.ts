@@ -1,7 +1,9 @@
 import { type DocumentInfo, searchDocuments } from '../documents/index.js';
-import { type Caller, MAX_TOKENS } from '../model-call.js';
+import { MAX_TOKENS } from '../model-call.js';
+import type { RunContext } from '../run-context.js';
 import type { Source } from '../sources.js';
-import type { ModelSetup, ResearchOptions, ResearchSettings } from '../types.js';
+import type { ResearchOptions } from '../types.js';
+import { NO_FACTS } from './facts.js';
 import {
   FOLLOW_UP_SCHEMA,
   type FollowUp,
@@ -11,7 +13,6 @@ import {
   type Plan,
   UnusablePlanError,
 } from './plan.js';
-import { NO_FACTS } from './prompts.js';
 
 /** Above this many documents the planner sees only the best matches for the question, not the whole list. */
 export const PLAN_LIST_LIMIT = 60;
@@ -31,21 +32,16 @@ export function bestDocuments(o: ResearchOptions, query: string, limit: number):
  * notice (the run still writes from what it has); undefined then.
  */
 export async function followUp(
-  o: ResearchOptions,
-  m: ModelSetup,
-  settings: ResearchSettings,
-  call: Caller,
+  ctx: RunContext,
   st: {
     sources: Source[];
     facts: Map<Source, string>;
     seen: Set<string>;
     searched: string[];
-    all: DocumentInfo[];
-    known: Set<string>;
-    webAvailable: boolean;
   },
 ): Promise<FollowUp | undefined> {
-  const unread = st.all.filter((d) => !st.seen.has(`doc:${d.slug}`));
+  const { options: o, models: m, settings, call, documents, known, webAvailable } = ctx;
+  const unread = documents.filter((d) => !st.seen.has(`doc:${d.slug}`));
   const shown =
     unread.length > PLAN_LIST_LIMIT
       ? (await bestDocuments(o, o.question, PLAN_LIST_LIMIT * 2))
@@ -58,7 +54,7 @@ export async function followUp(
     read: st.sources.map((s) => s.slug ?? s.location),
     searched: st.searched,
     documents: shown,
-    webAvailable: st.webAvailable,
+    webAvailable,
     breadth: settings.breadth,
   });
   try {
@@ -71,7 +67,7 @@ export async function followUp(
           })
         ).text,
       prompt,
-      st.known,
+      known,
       {
         breadth: settings.breadth,
         what: 'follow-up',
@@ -83,7 +79,7 @@ export async function followUp(
         type: 'notice',
         message: `The follow-up named unknown documents, ignored: ${dropped.join(', ')}`,
       });
-    return st.webAvailable ? plan : { ...plan, searches: [] };
+    return webAvailable ? plan : { ...plan, searches: [] };
   } catch (error) {
     if (!(error instanceof UnusablePlanError)) throw error;
     o.onEvent?.({

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { AbortedError, errorMessage } from '../../errors.js';
 import { formatUsd } from '../../money.js';
 import type { SavedRun } from '../../store/store.js';
-import { DEFAULT_CONCURRENCY } from '../chain/start.js';
 import { limiter } from '../model-call.js';
-import { indexStep, runResearch, settingsOf } from '../pipeline.js';
+import { runResearch } from '../pipeline.js';
 import { resultJson } from '../result-json.js';
-import type { ResearchOptions, ResearchResult, ResearchSettings } from '../types.js';
+import { DEFAULT_CONCURRENCY } from '../run-context.js';
+import { type ResearchOptions, type ResearchResult, type ResearchSettings, settingsOf } from '../types.js';
 import { type BatchEntry, type BatchOverrides, type BatchQuestion, isLineError } from './batch-file.js';
+import { indexStep } from './prepare.js';
 import { Purse } from './purse.js';
 
 // `agent research --batch`: many questions, `parallel` at a time, each saved as a run of its own. The runs

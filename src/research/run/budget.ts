@@ -2,7 +2,6 @@ import { AgentError, UsageError } from '../../errors.js';
 import { formatUsd } from '../../money.js';
 import { priceFilePath } from '../../providers/price-file.js';
 import { costOf, findPrice, type Price } from '../../providers/prices.js';
-import { writePrompt } from '../planning/prompts.js';
 import type { ModelSetup, ResearchOptions } from '../types.js';
 import { Purse } from './purse.js';
 
@@ -213,7 +212,7 @@ export class Budget {
 export function runBudget(
   o: Pick<ResearchOptions, 'maxCostUsd' | 'userPrices' | 'env' | 'question' | 'purse' | 'runId'>,
   m: ModelSetup,
-  write: { system: string; maxTokens: number },
+  write: { system: string; maxTokens: number; prompt: (question: string, notes: []) => string },
 ): Budget | undefined {
   if (o.maxCostUsd === undefined && !o.purse) return undefined;
   return new Budget({
@@ -224,7 +223,7 @@ export function runBudget(
     write: {
       model: m.largeModel,
       maxTokens: write.maxTokens,
-      baseChars: write.system.length + writePrompt(o.question, []).length,
+      baseChars: write.system.length + write.prompt(o.question, []).length,
     },
   });
 }

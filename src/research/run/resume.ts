@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AgentError, errorMessage, UsageError } from '../../errors.js';
 import { newHolder, RUN_STALE_MS } from '../../store/holder.js';
 import type { RunProgress, Store } from '../../store/store.js';
@@ -230,4 +231,34 @@ function spentBy(t: Awaited<ReturnType<Store['ledger']['runTotals']>>): RunUsage
     reasoningTokens: t.reasoningTokens,
     costUsd: t.unpricedCalls > 0 ? null : (t.costUsd ?? 0),
   };
+}
+
+/** The run's recording: the one resumed (--resume), a new one (resumable runs), or none. */
+export async function recordingFor(
+  o: ResearchOptions,
+  models: ModelSetup,
+  settings: ResearchSettings,
+  emit: (e: ResearchEvent) => void,
+): Promise<Recording | undefined> {
+  if (o.resume !== undefined) return resumeRecording(o.store, o.resume, emit);
+  if (!o.resumable || o.save === false) return undefined;
+  // One id for every model call of the run, the verification's included, so the ledger groups them.
+  return startRecording(o, models, settings, o.runId ?? randomUUID(), new Date().toISOString(), emit);
+}
+
+/**
+ * A run that ended without an answer after it was kept (its plan made): resumable with
+ * `agent research --resume <run>`. Its message and exit code are the failure's.
+ */
+export class InterruptedRun extends AgentError {
+  override readonly exitCode: number;
+  constructor(
+    readonly run: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof AgentError ? cause.message : `unexpected error: ${errorMessage(cause)}`, {
+      cause,
+    });
+    this.exitCode = cause instanceof AgentError ? cause.exitCode : 1;
+  }
 }
