@@ -8,7 +8,7 @@ import { startTestDatabase, type TestDatabase } from './pg.js';
 import { contentFolder, LOOPBACK_RESEARCH, prices } from './research-world.js';
 import { chatSse } from './sse-builders.js';
 
-// The world of the queue's tests (test/cli/team-queue*.test.ts): a content folder of three documents, a
+// The world of the queue's tests (test/team/queue*.test.ts): a content folder of three documents, a
 // loopback model (OpenAI Chat Completions) that answers by step, can refuse a question, rate-limit it, or
 // hold one extraction until released, and the environment for `agent research --queue` and `agent worker`.
 
