@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Agent } from 'undici';
 import { AbortedError, AgentError, ProviderError } from '../errors.js';
-import type { AssistantMessage, ModelRequest, Provider, TextPart, ToolCall } from '../types.js';
+import type { AssistantMessage, ModelRequest, Provider, ToolCall } from '../types.js';
 import { backOff, retryableStatus } from './back-off.js';
 import { contextToAsk, promptTokens } from './context.js';
 import { streamEnded } from './errors.js';
@@ -16,7 +16,7 @@ import {
 } from './ollama-map.js';
 import { cancelledMessage } from './partial.js';
 import { requestSignal } from './request-signal.js';
-import { type ThinkPiece, ThinkSplitter } from './think-tags.js';
+import { StreamedText } from './think-tags.js';
 
 // Ollama's own API, spoken with fetch (its wire format is small: JSON in, newline-delimited JSON out).
 // Unlike its OpenAI-compatible route, it takes a context size per request (options.num_ctx): each request
@@ -113,32 +113,18 @@ export function createOllamaProvider(options: OllamaOptions): Provider {
     async complete(request): Promise<AssistantMessage> {
       const cap = await contextTokens(request.model);
       const body = buildOllamaRequest(request, cap, `${base}\n${request.model}`);
-      const text: TextPart = { type: 'text', text: '' };
+      // Older servers (and models whose template lacks a thinking field) put reasoning inline in <think>.
+      const streamed = new StreamedText(request.onEvent);
+      const text = streamed.part;
       const calls: ToolCall[] = [];
-      let reasoningChars = 0;
       let done: OllamaChunk | undefined;
       let model = request.model;
-      // Older servers (and models whose template lacks a thinking field) put reasoning inline in <think>.
-      const think = new ThinkSplitter();
-      const reason = (delta: string) => {
-        reasoningChars += delta.length;
-        request.onEvent?.({ type: 'reasoning', delta });
-      };
-      const deliver = (pieces: ThinkPiece[]) => {
-        for (const p of pieces) {
-          if (p.kind === 'reasoning') reason(p.text);
-          else {
-            text.text += p.text;
-            request.onEvent?.({ type: 'text', delta: p.text });
-          }
-        }
-      };
       const partial = () =>
         cancelledMessage({
           provider: 'ollama',
           model,
           content: [...(text.text ? [text] : []), ...calls],
-          unkeptChars: reasoningChars,
+          unkeptChars: streamed.reasoningChars,
           requestBody: body,
         });
       const own = requestSignal(request.signal);
@@ -151,8 +137,8 @@ export function createOllamaProvider(options: OllamaOptions): Provider {
           if (chunk.error) throw new ProviderError(`Ollama failed while answering: ${chunk.error}`);
           if (chunk.model) model = chunk.model;
           const m = chunk.message;
-          if (m?.thinking) reason(m.thinking);
-          if (m?.content) deliver(think.push(m.content));
+          if (m?.thinking) streamed.reasoning(m.thinking);
+          if (m?.content) streamed.content(m.content);
           for (const c of m?.tool_calls ?? []) {
             const call = fromOllamaToolCall(c);
             calls.push(call);
@@ -168,7 +154,7 @@ export function createOllamaProvider(options: OllamaOptions): Provider {
         own.release();
       }
       if (!done) throw streamEnded(VENDOR, request.signal, partial);
-      deliver(think.end());
+      streamed.end();
       return {
         role: 'assistant',
         content: [...(text.text ? [text] : []), ...calls],

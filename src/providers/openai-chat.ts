@@ -12,14 +12,13 @@ import type {
   ModelRequest,
   Provider,
   StopReason,
-  TextPart,
   ToolCall,
   ToolSpec,
 } from '../types.js';
 import { streamEnded, translateError } from './errors.js';
 import { cancelledMessage } from './partial.js';
 import { requestSignal } from './request-signal.js';
-import { type ThinkPiece, ThinkSplitter } from './think-tags.js';
+import { StreamedText } from './think-tags.js';
 import { fromOpenAIChatUsage } from './usage.js';
 
 export function mapChatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
@@ -171,30 +170,16 @@ export function createOpenAIChatProvider(options: {
       options.contextTokens ??
       (options.baseURL ? discoverContext(options.baseURL, model, options.apiKey) : undefined),
     async complete(request): Promise<AssistantMessage> {
-      const text: TextPart = { type: 'text', text: '' };
+      // Inline `<think>` reasoning (local models) goes where the server's own reasoning field goes.
+      const streamed = new StreamedText(request.onEvent);
+      const text = streamed.part;
       const assembler = new ToolCallAssembler((call) =>
         request.onEvent?.({ type: 'toolCallStart', id: call.id, name: call.name }),
       );
       let usage = fromOpenAIChatUsage({});
       let usageReported = false;
-      let reasoningChars = 0;
       let finish: string | null | undefined;
       let model = request.model;
-      // Inline `<think>` reasoning (local models) goes where the server's own reasoning field goes.
-      const think = new ThinkSplitter();
-      const reason = (delta: string) => {
-        reasoningChars += delta.length;
-        request.onEvent?.({ type: 'reasoning', delta });
-      };
-      const deliver = (pieces: ThinkPiece[]) => {
-        for (const p of pieces) {
-          if (p.kind === 'reasoning') reason(p.text);
-          else {
-            text.text += p.text;
-            request.onEvent?.({ type: 'text', delta: p.text });
-          }
-        }
-      };
       const body = buildChatRequest(request);
       // Once the stream has begun the call is billed, even if cancelled. Usage comes only in the last
       // chunk, so a cancelled call's input is estimated from the request (see partial.ts).
@@ -207,7 +192,7 @@ export function createOpenAIChatProvider(options: {
             provider: options.name,
             model,
             content: [...(text.text ? [text] : []), ...assembler.finish()],
-            unkeptChars: reasoningChars,
+            unkeptChars: streamed.reasoningChars,
             reported: usageReported ? usage : undefined,
             requestBody: body,
           });
@@ -220,12 +205,12 @@ export function createOpenAIChatProvider(options: {
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           const delta = choice.delta ?? {};
-          if (delta.content) deliver(think.push(delta.content));
+          if (delta.content) streamed.content(delta.content);
           // vLLM and DeepSeek call it reasoning_content, Ollama reasoning: shown, never sent back.
           const reasoning =
             (delta as { reasoning_content?: string; reasoning?: string }).reasoning_content ??
             (delta as { reasoning?: string }).reasoning;
-          if (reasoning) reason(reasoning);
+          if (reasoning) streamed.reasoning(reasoning);
           for (const fragment of delta.tool_calls ?? []) assembler.push(fragment);
           if (choice.finish_reason) finish = choice.finish_reason;
         }
@@ -235,7 +220,7 @@ export function createOpenAIChatProvider(options: {
         own.release();
       }
       if (finish === undefined) throw streamEnded(vendor, request.signal, partial);
-      deliver(think.end());
+      streamed.end();
       const calls = assembler.finish();
       const content = [...(text.text ? [text] : []), ...calls];
       return {

@@ -3,6 +3,8 @@
 // whatever the chunk boundaries (a tag may arrive one character at a time), so nothing above the
 // providers ever sees the tags. A block still open when the stream ends stays reasoning.
 
+import type { StreamEvent, TextPart } from '../types.js';
+
 export interface ThinkPiece {
   kind: 'text' | 'reasoning';
   text: string;
@@ -83,4 +85,42 @@ export function splitThink(text: string): { text: string; reasoning: string } {
       .map((p) => p.text)
       .join('');
   return { text: join('text'), reasoning: join('reasoning') };
+}
+
+/**
+ * A streamed reply's text, with reasoning (inline `<think>` blocks, or a server's own reasoning field)
+ * streamed apart and counted: what both chat-style providers keep while a stream runs.
+ */
+export class StreamedText {
+  readonly part: TextPart = { type: 'text', text: '' };
+  reasoningChars = 0;
+  private readonly splitter = new ThinkSplitter();
+
+  constructor(private readonly onEvent?: (event: StreamEvent) => void) {}
+
+  /** Reasoning the server sent apart from the text. */
+  reasoning(delta: string): void {
+    this.reasoningChars += delta.length;
+    this.onEvent?.({ type: 'reasoning', delta });
+  }
+
+  /** A chunk of the reply's text, which may hold `<think>` tags. */
+  content(chunk: string): void {
+    this.deliver(this.splitter.push(chunk));
+  }
+
+  /** The stream ended: what the splitter held back is delivered. */
+  end(): void {
+    this.deliver(this.splitter.end());
+  }
+
+  private deliver(pieces: ThinkPiece[]): void {
+    for (const p of pieces) {
+      if (p.kind === 'reasoning') this.reasoning(p.text);
+      else {
+        this.part.text += p.text;
+        this.onEvent?.({ type: 'text', delta: p.text });
+      }
+    }
+  }
 }
