@@ -102,6 +102,7 @@ export function checkGrounding(
     const { facts, unread } = answerFacts(claim.text, comma);
     const missing = new Set<string>();
     const unreadSource = new Map<string, { n: number; text: string }>();
+    let unreadFrequency = false;
     for (const fact of facts) {
       const found =
         fact.kind === 'phrase'
@@ -115,7 +116,7 @@ export function checkGrounding(
       if (found) continue;
       // A frequency the sources never state in a form the reader knows ("b.i.d.") is not theirs to deny.
       if (fact.kind === 'frequency' && !cited.some((s) => s.frequencies)) {
-        unreadSource.set('frequency', { n: citedNumbers[0]!, text: '' });
+        unreadFrequency = true;
         continue;
       }
       const could =
@@ -136,12 +137,8 @@ export function checkGrounding(
       unsupported.push({ ...base, missing: [...missing] });
     } else if (facts.length === 0) notChecked.push({ ...base, reason: 'nothing to compare' });
     else if (unread.length > 0) notChecked.push({ ...base, reason: 'unread in the answer', answer: unread });
-    else if (unreadSource.size > 0)
-      notChecked.push({
-        ...base,
-        reason: 'unread in a source',
-        source: [...unreadSource.values()].filter((c) => c.text),
-      });
+    else if (unreadSource.size > 0 || unreadFrequency)
+      notChecked.push({ ...base, reason: 'unread in a source', source: [...unreadSource.values()] });
     else checked++;
   }
   return { checked, notChecked, unsupported };
