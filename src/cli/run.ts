@@ -57,6 +57,11 @@ export function buildProgram(argv?: readonly string[]): Command {
     )
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
+    // A terminal that reports no width (a pseudo-terminal of 0 columns) gets the width a pipe gets.
+    .configureOutput({
+      getOutHelpWidth: () => process.stdout.columns || 80,
+      getErrHelpWidth: () => process.stderr.columns || 80,
+    })
     .exitOverride();
 
   const named = argv && commandNamed(argv.slice(2));

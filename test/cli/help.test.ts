@@ -211,4 +211,10 @@ describe('help and messages fit the terminal', () => {
     expect(out.split('\n').length).toBeGreaterThan(2);
     expect(widest(out)).toBeLessThanOrEqual(80);
   });
+
+  it.skipIf(!hasScript)('help on a terminal that reports no width is as wide as on a pipe', async () => {
+    const help = terminalAgent(['research', '--help'], { AGENT_DB: tempDb() }, { columns: 0 });
+    expect(await help.exited).toBe(0);
+    expect(widest(help.out().replace(/\r/g, ''))).toBeLessThanOrEqual(80);
+  });
 });
